@@ -1,0 +1,15 @@
+// Lint rules for the whole workspace: typescript-eslint's recommended set, and no console.log in
+// apps/ (stdout of a stdio server carries protocol only; logs go to stderr).
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/coverage/**', '**/*.d.ts'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-explicit-any': 'error',
+    },
+  },
+  { files: ['apps/*/src/**/*.ts'], rules: { 'no-console': ['error', { allow: ['error', 'warn'] }] } },
+);

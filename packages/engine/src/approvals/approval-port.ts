@@ -1,0 +1,28 @@
+/**
+ * ApprovalPort: how the engine asks a human (through a front door) for a decision. Each front
+ * door implements it: the app-server with server→client requests, the MCP server with
+ * elicitation, the CLI on the terminal. The engine never knows which.
+ */
+import type { ApprovalRequest, ReviewDecision } from '@deputy/protocol';
+
+/** Where a request comes from, so the front door can route it to the right clients. */
+export interface ApprovalOrigin {
+  threadId: string;
+  turnId: string;
+  /** Unique id of this approval (also carried by the approval events). */
+  approvalId: string;
+}
+
+/** The port a front door implements. Implementations must settle when `signal` aborts. */
+export interface ApprovalPort {
+  requestExec(request: Extract<ApprovalRequest, { kind: 'exec' }>, origin: ApprovalOrigin, signal: AbortSignal): Promise<ReviewDecision>;
+  requestPatch(request: Extract<ApprovalRequest, { kind: 'patch' }>, origin: ApprovalOrigin, signal: AbortSignal): Promise<ReviewDecision>;
+}
+
+/** An ApprovalPort that answers every request with one fixed decision (CLI non-TTY, tests). */
+export function fixedApprovals(decision: ReviewDecision): ApprovalPort {
+  return {
+    requestExec: async () => decision,
+    requestPatch: async () => decision,
+  };
+}

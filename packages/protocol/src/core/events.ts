@@ -1,0 +1,134 @@
+/**
+ * EngineEvent: everything the engine tells a front door, as one zod discriminated union on
+ * `type`. Every event carries `threadId`, `turnId` (null for thread-level events) and a
+ * per-thread monotonic `seq`. No wire names live here; each app projects these to its own wire.
+ */
+import { z } from 'zod';
+import { FileUpdateSchema, PlanStepSchema, ThreadItemSchema } from './items.js';
+import { ReviewDecisionSchema } from './policies.js';
+
+/** Token counts of one model request, or of a sum of them. */
+export const TokenUsageSchema = z.object({
+  inputTokens: z.number().int(),
+  cachedInputTokens: z.number().int(),
+  outputTokens: z.number().int(),
+  reasoningOutputTokens: z.number().int(),
+  totalTokens: z.number().int(),
+});
+export type TokenUsage = z.infer<typeof TokenUsageSchema>;
+
+/** Usage of a thread: cumulative `total`, the `last` request, and the model's window. */
+export const ThreadTokenUsageSchema = z.object({
+  total: TokenUsageSchema,
+  last: TokenUsageSchema,
+  modelContextWindow: z.number().int().nullable(),
+});
+export type ThreadTokenUsage = z.infer<typeof ThreadTokenUsageSchema>;
+
+/** Why a turn failed, in a form every front door can show (codes follow Codex `CodexErrorInfo`). */
+export const TurnErrorSchema = z.object({
+  message: z.string(),
+  code: z.enum([
+    'contextWindowExceeded',
+    'usageLimitExceeded',
+    'serverOverloaded',
+    'internalServerError',
+    'unauthorized',
+    'badRequest',
+    'sandboxError',
+    'connectionFailed',
+    'other',
+  ]),
+  httpStatus: z.number().int().nullable().default(null),
+});
+export type TurnError = z.infer<typeof TurnErrorSchema>;
+
+/** Final state of a turn. */
+export const TurnStatusSchema = z.enum(['inProgress', 'completed', 'interrupted', 'failed']);
+export type TurnStatus = z.infer<typeof TurnStatusSchema>;
+
+/** A turn as reported in events (items travel separately). Times are Unix milliseconds. */
+export const TurnInfoSchema = z.object({
+  id: z.string(),
+  status: TurnStatusSchema,
+  error: TurnErrorSchema.nullable(),
+  startedAtMs: z.number().int(),
+  completedAtMs: z.number().int().nullable(),
+  /** The text of the turn's last agent message, if any. */
+  lastAgentMessage: z.string().nullable(),
+});
+export type TurnInfo = z.infer<typeof TurnInfoSchema>;
+
+/** A command the engine wants to run and needs a decision on. */
+export const ExecApprovalRequestSchema = z.object({
+  kind: z.literal('exec'),
+  callId: z.string(),
+  command: z.array(z.string()),
+  cwd: z.string(),
+  reason: z.string().nullable(),
+  /** A command prefix that "approve and remember" would allow from now on. */
+  proposedPrefixRule: z.array(z.string()).nullable(),
+  /** True when the command already failed in the sandbox and this asks to rerun it without. */
+  isSandboxRetry: z.boolean(),
+});
+export type ExecApprovalRequest = z.infer<typeof ExecApprovalRequestSchema>;
+
+/** A patch the engine wants to apply and needs a decision on. */
+export const PatchApprovalRequestSchema = z.object({
+  kind: z.literal('patch'),
+  callId: z.string(),
+  changes: z.array(FileUpdateSchema),
+  reason: z.string().nullable(),
+  /** A directory outside the writable roots the patch needs write access to, if any. */
+  grantRoot: z.string().nullable(),
+});
+export type PatchApprovalRequest = z.infer<typeof PatchApprovalRequestSchema>;
+
+export const ApprovalRequestSchema = z.discriminatedUnion('kind', [ExecApprovalRequestSchema, PatchApprovalRequestSchema]);
+export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
+
+const base = { threadId: z.string(), turnId: z.string().nullable(), seq: z.number().int() };
+
+/** The engine's event stream. */
+export const EngineEventSchema = z.discriminatedUnion('type', [
+  /** A turn began. `model` and `modelContextWindow` describe what it runs on. */
+  z.object({ ...base, type: z.literal('turn.started'), turn: TurnInfoSchema, model: z.string(), modelContextWindow: z.number().int().nullable() }),
+  /** An item appeared (in progress for tools and streamed messages). */
+  z.object({ ...base, type: z.literal('item.started'), item: ThreadItemSchema, atMs: z.number().int() }),
+  /** Streamed text for an item. */
+  z.object({
+    ...base,
+    type: z.literal('item.delta'),
+    itemId: z.string(),
+    kind: z.enum(['agentMessage', 'reasoningSummary', 'reasoningContent', 'commandOutput']),
+    delta: z.string(),
+    /** For commandOutput: which stream (a PTY reports stdout). */
+    stream: z.enum(['stdout', 'stderr']).optional(),
+    /** For reasoning summaries: which summary part. */
+    index: z.number().int().optional(),
+  }),
+  /** An item reached its final state; it is persisted before this event is published. */
+  z.object({ ...base, type: z.literal('item.completed'), item: ThreadItemSchema, atMs: z.number().int() }),
+  /** The engine waits for a decision from the front door. */
+  z.object({ ...base, type: z.literal('approval.requested'), approvalId: z.string(), request: ApprovalRequestSchema }),
+  /** A pending approval got its answer (or timed out, or was aborted). */
+  z.object({ ...base, type: z.literal('approval.resolved'), approvalId: z.string(), decision: ReviewDecisionSchema }),
+  /** The model updated its plan. */
+  z.object({ ...base, type: z.literal('plan.updated'), explanation: z.string().nullable(), plan: z.array(PlanStepSchema) }),
+  /** The aggregate unified diff of everything the turn changed so far. */
+  z.object({ ...base, type: z.literal('diff.updated'), diff: z.string() }),
+  /** Token usage after a model request. */
+  z.object({ ...base, type: z.literal('tokenUsage.updated'), usage: ThreadTokenUsageSchema }),
+  /** Something the user should know that does not stop the turn. */
+  z.object({ ...base, type: z.literal('warning'), message: z.string() }),
+  /** A transient failure; `willRetry` says whether the engine tries again. */
+  z.object({ ...base, type: z.literal('error'), error: TurnErrorSchema, willRetry: z.boolean() }),
+  /** A raw Responses API item that went to or came from the model (for Codex's raw_response_item). */
+  z.object({ ...base, type: z.literal('model.item'), item: z.record(z.string(), z.unknown()) }),
+  /** The turn ended: completed, interrupted or failed. */
+  z.object({ ...base, type: z.literal('turn.completed'), turn: TurnInfoSchema }),
+]);
+export type EngineEvent = z.infer<typeof EngineEventSchema>;
+export type EngineEventType = EngineEvent['type'];
+/** An event before the thread stamps it with `threadId`, `turnId` and `seq`. */
+export type EngineEventBody = EngineEvent extends infer E ? (E extends EngineEvent ? Omit<E, 'threadId' | 'turnId' | 'seq'> : never) : never;

@@ -1,0 +1,4 @@
+/** The shared vocabulary of the engine and both front doors. */
+export * from './policies.js';
+export * from './items.js';
+export * from './events.js';

@@ -1,0 +1,25 @@
+/** Shared vitest settings: workspace packages resolve to their TypeScript sources, so unit tests need no build. */
+import { fileURLToPath } from 'node:url';
+import { defineProject } from 'vitest/config';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+
+/** Maps each workspace package name to its source entry point. */
+export const workspaceAlias: Record<string, string> = {
+  '@deputy/protocol': `${root}packages/protocol/src/index.ts`,
+  '@deputy/engine': `${root}packages/engine/src/index.ts`,
+  '@deputy/test-support': `${root}packages/test-support/src/index.ts`,
+  '@deputy/rpc': `${root}packages/rpc/src/index.ts`,
+};
+
+/** The project config every package and app uses. */
+export function deputyProject(extra: { testTimeout?: number } = {}) {
+  return defineProject({
+    resolve: { alias: workspaceAlias },
+    test: {
+      include: ['test/**/*.test.ts'],
+      testTimeout: extra.testTimeout ?? 30_000,
+      hookTimeout: 30_000,
+    },
+  });
+}
