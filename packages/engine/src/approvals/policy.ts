@@ -1,0 +1,184 @@
+/**
+ * Pure approval decisions with Codex semantics: whether a command runs (and whether inside the
+ * sandbox), must be asked about, or is refused; what happens after the sandbox blocks a command;
+ * and whether a patch is applied, asked about or refused. No I/O, no prompting: the turn runner
+ * feeds facts in (policy, sandbox, session approvals, rule matches) and acts on the answer.
+ *
+ * Exec decision table, first matching row wins (after openai/codex `exec_policy.rs`,
+ * `tools/handlers/shell.rs` and `tools/sandboxing.rs`). "sandboxed" is false under
+ * danger-full-access, and false after approving an escalation request.
+ *
+ * | # | condition                                              | decision                           |
+ * |---|--------------------------------------------------------|------------------------------------|
+ * | 1 | `require_escalated` and policy is not on-request        | reject (tell the model not to ask) |
+ * | 2 | a rule says `forbidden`                                 | reject                             |
+ * | 3 | a rule says `allow` (every command of the script)       | run, not sandboxed                 |
+ * | 4 | a rule says `prompt`                                    | never: reject; else ask            |
+ * | 5 | untrusted and the command is known safe                 | run sandboxed                      |
+ * | 6 | the command looks dangerous (`rm -rf`, `git reset`, …)  | never: reject; else ask            |
+ * | 7 | never, on-failure                                       | run sandboxed                      |
+ * | 8 | untrusted                                               | ask                                |
+ * | 9 | on-request under danger-full-access                     | run (no sandbox to escape)         |
+ * |10 | on-request with `require_escalated`                     | ask; approved → run unsandboxed    |
+ * |11 | on-request                                              | run sandboxed                      |
+ *
+ * Every "ask" becomes "run" when the same command was approved for the session.
+ */
+import path from 'node:path';
+import type { ApprovalPolicy, SandboxPolicy } from '@deputy/protocol';
+import { commandMightBeDangerous, isKnownSafeCommand } from './safe-commands.js';
+
+/** Whether the model asked to run outside the sandbox (the shell tool's `sandbox_permissions`). */
+export type SandboxPermissions = 'use_default' | 'require_escalated';
+
+/** What a matching rule from `rules/default.rules` says (Codex execpolicy decisions). */
+export type RuleDecision = 'allow' | 'prompt' | 'forbidden';
+
+/** Facts about one command the model wants to run. */
+export interface ExecDecisionInput {
+  argv: readonly string[];
+  approvalPolicy: ApprovalPolicy;
+  sandbox: SandboxPolicy;
+  sandboxPermissions: SandboxPermissions;
+  /** The same command was approved for the session earlier in this thread. */
+  isApprovedForSession: boolean;
+  /** An `allow` prefix rule matches (every command of a plain shell script). */
+  matchesAllowRule: boolean;
+  /** The strictest matching rule decision, when known; takes precedence over `matchesAllowRule`. */
+  ruleDecision?: RuleDecision | null;
+}
+
+/** The outcome for a command. */
+export type ExecDecision =
+  | { kind: 'run'; sandboxed: boolean }
+  | { kind: 'ask'; reason: string; sandboxedAfterApproval: boolean }
+  | { kind: 'reject'; reason: string };
+
+/** Decides whether a command runs, is asked about, or is refused. See the table above. */
+export function decideExec(input: ExecDecisionInput): ExecDecision {
+  const { approvalPolicy: policy, sandbox } = input;
+  const hasSandbox = sandbox.type !== 'danger-full-access';
+  const escalated = input.sandboxPermissions === 'require_escalated';
+  const rule = input.ruleDecision ?? (input.matchesAllowRule ? 'allow' : null);
+  const ask = (reason: string): ExecDecision => {
+    const sandboxedAfterApproval = hasSandbox && !escalated;
+    return input.isApprovedForSession ? { kind: 'run', sandboxed: sandboxedAfterApproval } : { kind: 'ask', reason, sandboxedAfterApproval };
+  };
+
+  if (escalated && policy !== 'on-request') {
+    return {
+      kind: 'reject',
+      reason: `approval policy is ${policy}; running outside the sandbox cannot be requested under this policy, so run the command without asking for escalated permissions`,
+    };
+  }
+  if (rule === 'forbidden') return { kind: 'reject', reason: 'the command is forbidden by an exec policy rule' };
+  if (rule === 'allow') return { kind: 'run', sandboxed: false };
+  if (rule === 'prompt') {
+    if (policy === 'never') return { kind: 'reject', reason: 'an exec policy rule requires approval, but the approval policy is never' };
+    return ask('an exec policy rule requires approval for this command');
+  }
+  if (policy === 'untrusted' && isKnownSafeCommand(input.argv)) return { kind: 'run', sandboxed: hasSandbox };
+  if (commandMightBeDangerous(input.argv)) {
+    if (policy === 'never') return { kind: 'reject', reason: 'the command looks destructive and the approval policy is never, so it was not run' };
+    return ask('the command looks destructive');
+  }
+  switch (policy) {
+    case 'never':
+    case 'on-failure':
+      return { kind: 'run', sandboxed: hasSandbox };
+    case 'untrusted':
+      return ask('the command is not known to be read-only');
+    case 'on-request':
+      if (!hasSandbox) return { kind: 'run', sandboxed: false };
+      if (escalated) return ask('the command asks to run outside the sandbox');
+      return { kind: 'run', sandboxed: true };
+  }
+}
+
+/** What to do after the sandbox denied a command. */
+export type SandboxFailureDecision = 'ask-unsandboxed' | 'retry-unsandboxed' | 'report';
+
+/**
+ * After a sandboxed command was blocked: `untrusted` and `on-failure` offer to rerun it without
+ * the sandbox (`retry-unsandboxed` without asking again when the user already approved this
+ * command); `on-request` and `never` report the failure to the model, which may escalate itself
+ * (reference: `wants_no_sandbox_approval` / `should_bypass_approval` in `tools/sandboxing.rs`).
+ */
+export function decideAfterSandboxFailure(input: { approvalPolicy: ApprovalPolicy; wasApproved?: boolean }): SandboxFailureDecision {
+  switch (input.approvalPolicy) {
+    case 'untrusted':
+    case 'on-failure':
+      return input.wasApproved === true ? 'retry-unsandboxed' : 'ask-unsandboxed';
+    case 'on-request':
+    case 'never':
+      return 'report';
+  }
+}
+
+/** The reason given to the model when a patch is refused (Codex wording, paraphrased). */
+export const PATCH_REJECTED_REASON = 'writing outside of the writable roots was rejected by the approval policy (never)';
+
+/** Facts about one patch the model wants to apply. */
+export interface PatchDecisionInput {
+  approvalPolicy: ApprovalPolicy;
+  /** Every path the patch adds, changes, deletes or moves to is writable (see `arePathsWritable`). */
+  allPathsWritable: boolean;
+  /** Every path of the patch was approved for the session earlier in this thread. */
+  isApprovedForSession: boolean;
+}
+
+/**
+ * Decides a patch (reference: `assess_patch_safety` in `core/src/safety.rs`): `untrusted` always
+ * asks; otherwise patches inside the writable roots apply; outside them `never` refuses and the
+ * other policies ask. A session approval of all its paths turns "ask" into "apply".
+ * Deviation: the reference lets `on-failure` try an outside write in the sandbox and asks when
+ * that fails; patches are applied in-process here, so `on-failure` asks up front.
+ */
+export function decidePatch(input: PatchDecisionInput): 'apply' | 'ask' | 'reject' {
+  const askOrApply = input.isApprovedForSession ? 'apply' : 'ask';
+  if (input.approvalPolicy === 'untrusted') return askOrApply;
+  if (input.allPathsWritable) return 'apply';
+  if (input.approvalPolicy === 'never') return 'reject';
+  return askOrApply;
+}
+
+/** Where writable roots come from besides the policy itself. */
+export interface WritableContext {
+  /** The turn's working directory (always writable under workspace-write). */
+  cwd: string;
+  /** Environment for `TMPDIR`; defaults to `process.env`. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The absolute writable roots of a workspace-write policy: cwd, the configured roots, `/tmp`
+ * and `$TMPDIR` unless excluded. Empty for read-only; `null` means "everything" (full access).
+ */
+export function writableRoots(sandbox: SandboxPolicy, ctx: WritableContext): string[] | null {
+  if (sandbox.type === 'danger-full-access') return null;
+  if (sandbox.type === 'read-only') return [];
+  const roots = [ctx.cwd, ...sandbox.writableRoots].map((r) => path.resolve(ctx.cwd, r));
+  if (!sandbox.excludeSlashTmp) roots.push('/tmp');
+  const tmpdir = (ctx.env ?? process.env).TMPDIR;
+  if (!sandbox.excludeTmpdirEnvVar && tmpdir !== undefined && tmpdir !== '') roots.push(path.resolve(tmpdir));
+  return [...new Set(roots)];
+}
+
+/**
+ * True when every path (absolute, or relative to cwd) lies inside a writable root and outside
+ * that root's `.git`, which stays read-only. Danger-full-access makes every path writable.
+ * Paths are normalized lexically; symlinks are not followed.
+ */
+export function arePathsWritable(paths: readonly string[], sandbox: SandboxPolicy, ctx: WritableContext): boolean {
+  const roots = writableRoots(sandbox, ctx);
+  if (roots === null) return true;
+  return paths.every((p) => {
+    const abs = path.resolve(ctx.cwd, p);
+    return roots.some((root) => isInside(abs, root) && !isInside(abs, path.join(root, '.git')));
+  });
+}
+
+function isInside(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
+}

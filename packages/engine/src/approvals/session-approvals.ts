@@ -1,0 +1,67 @@
+/**
+ * Per-thread memory of "approved for session" answers. Commands are remembered by their exact
+ * argv (as the reference does), plus the model's `prefix_rule` when it supplied an acceptable
+ * one; patches are remembered per path, so a patch touching another file asks again. Nothing
+ * here is persisted; `rules.ts` owns what outlives the thread.
+ */
+import path from 'node:path';
+import { commandsForRules, isBannedPrefix, isPrefixOf } from './rules.js';
+import { isKnownSafeCommand } from './safe-commands.js';
+
+/** Options for `approveCommand`. */
+export interface ApproveCommandOptions {
+  /** The prefix the model proposed with the call (`prefix_rule`); ignored when banned or not covering the command. */
+  prefixRule?: readonly string[] | null;
+}
+
+/** Session approvals of one thread. */
+export class SessionApprovals {
+  private readonly commands = new Set<string>();
+  private readonly prefixes: string[][] = [];
+  private readonly paths = new Set<string>();
+
+  /** Remembers a command approved for the session (and its prefix rule, when acceptable). */
+  approveCommand(argv: readonly string[], options: ApproveCommandOptions = {}): void {
+    this.commands.add(commandKey(argv));
+    const prefix = options.prefixRule;
+    if (prefix && !isBannedPrefix(prefix) && prefixCovers(prefix, argv)) {
+      if (!this.prefixes.some((p) => p.length === prefix.length && p.every((t, i) => t === prefix[i]))) this.prefixes.push([...prefix]);
+    }
+  }
+
+  /**
+   * True when this exact command was approved, or every command of it (the plain commands of a
+   * shell script) is either known safe or starts with an approved prefix, at least one of them
+   * through a prefix.
+   */
+  isCommandApproved(argv: readonly string[]): boolean {
+    if (this.commands.has(commandKey(argv))) return true;
+    if (this.prefixes.length === 0) return false;
+    let viaPrefix = false;
+    for (const command of commandsForRules(argv)) {
+      if (this.prefixes.some((p) => isPrefixOf(p, command))) viaPrefix = true;
+      else if (!isKnownSafeCommand(command)) return false;
+    }
+    return viaPrefix;
+  }
+
+  /** Remembers paths (absolute, or relative to `cwd`) approved for the session. */
+  approvePaths(paths: readonly string[], cwd = process.cwd()): void {
+    for (const p of paths) this.paths.add(path.resolve(cwd, p));
+  }
+
+  /** True when `paths` is non-empty and every path was approved for the session. */
+  arePathsApproved(paths: readonly string[], cwd = process.cwd()): boolean {
+    return paths.length > 0 && paths.every((p) => this.paths.has(path.resolve(cwd, p)));
+  }
+}
+
+/** True when the prefix starts at least one command of `argv`. */
+function prefixCovers(prefix: readonly string[], argv: readonly string[]): boolean {
+  return commandsForRules(argv).some((c) => isPrefixOf(prefix, c));
+}
+
+/** Exact-argv key; JSON keeps `["a b"]` and `["a", "b"]` apart. */
+function commandKey(argv: readonly string[]): string {
+  return JSON.stringify(argv);
+}

@@ -1,0 +1,40 @@
+/** Per-thread "approved for session" memory: exact commands, model prefix rules, patch paths. */
+import { describe, expect, it } from 'vitest';
+import { SessionApprovals } from '../../src/approvals/session-approvals.js';
+
+describe('SessionApprovals', () => {
+  it('remembers the exact command only', () => {
+    const s = new SessionApprovals();
+    s.approveCommand(['touch', 'a.txt']);
+    expect(s.isCommandApproved(['touch', 'a.txt'])).toBe(true);
+    expect(s.isCommandApproved(['touch', 'b.txt'])).toBe(false);
+    expect(s.isCommandApproved(['touch a.txt'])).toBe(false);
+  });
+
+  it('also remembers an acceptable model prefix rule', () => {
+    const s = new SessionApprovals();
+    s.approveCommand(['npm', 'run', 'build'], { prefixRule: ['npm', 'run'] });
+    expect(s.isCommandApproved(['npm', 'run', 'lint'])).toBe(true);
+    expect(s.isCommandApproved(['bash', '-lc', 'cd web && npm run test'])).toBe(true);
+    expect(s.isCommandApproved(['bash', '-lc', 'npm run test && touch x'])).toBe(false);
+    expect(s.isCommandApproved(['npm', 'install'])).toBe(false);
+  });
+
+  it('ignores banned prefixes and prefixes that do not start the command', () => {
+    const s = new SessionApprovals();
+    s.approveCommand(['python3', '-c', 'print(1)'], { prefixRule: ['python3'] });
+    s.approveCommand(['make'], { prefixRule: ['cargo'] });
+    expect(s.isCommandApproved(['python3', '-c', 'import os'])).toBe(false);
+    expect(s.isCommandApproved(['cargo', 'build'])).toBe(false);
+    expect(s.isCommandApproved(['make'])).toBe(true);
+  });
+
+  it('approves patches per path, resolving relative paths against cwd', () => {
+    const s = new SessionApprovals();
+    s.approvePaths(['src/a.ts', '/abs/b.ts'], '/repo');
+    expect(s.arePathsApproved(['/repo/src/a.ts'], '/elsewhere')).toBe(true);
+    expect(s.arePathsApproved(['src/a.ts', '/abs/b.ts'], '/repo')).toBe(true);
+    expect(s.arePathsApproved(['src/a.ts', 'src/c.ts'], '/repo')).toBe(false);
+    expect(s.arePathsApproved([], '/repo')).toBe(false);
+  });
+});
