@@ -1,0 +1,137 @@
+/**
+ * NDJSON over a readable/writable pair (the process's stdin and stdout by default): each inbound
+ * line is decoded with `decodeMessage`, each outbound message is one compact line. `closed`
+ * resolves on stdin EOF so the app can exit promptly (spec §1). Writes wait for `drain` when the
+ * stream's buffer is full, which is how a reader that stops reading pushes back on us. Frames
+ * that fail to decode are logged and dropped (spec §2). Nothing else may write to the output.
+ */
+import { once } from 'node:events';
+import type { Readable, Writable } from 'node:stream';
+import { decodeMessage, encodeMessage, type JsonRpcMessage } from '@deputy/protocol';
+import { AsyncQueue } from './async-queue.js';
+import { LineSplitter, toLine } from './ndjson.js';
+import { NOOP_LOGGER, type Listener, type Transport, type TransportOptions } from './transport.js';
+
+/** Options of {@link createStdioTransport}. */
+export interface StdioTransportOptions extends TransportOptions {
+  /** Defaults to `process.stdin`. */
+  input?: Readable;
+  /** Defaults to `process.stdout`. */
+  output?: Writable;
+  /** Longest accepted line in bytes (see `LineSplitter`). */
+  maxLineBytes?: number;
+}
+
+class StdioTransport implements Transport {
+  readonly description = 'stdio';
+  readonly closed: Promise<void>;
+  readonly #input: Readable;
+  readonly #output: Writable;
+  readonly #queue: AsyncQueue<JsonRpcMessage>;
+  readonly #options: StdioTransportOptions;
+  #isClosed = false;
+  readonly #closing = new AbortController();
+  #markClosed!: () => void;
+
+  constructor(options: StdioTransportOptions) {
+    this.#options = options;
+    this.#input = options.input ?? process.stdin;
+    this.#output = options.output ?? process.stdout;
+    this.closed = new Promise((resolve) => {
+      this.#markClosed = resolve;
+    });
+    this.#queue = new AsyncQueue({ onPause: () => this.#input.pause(), onResume: () => this.#input.resume() });
+    this.#attach();
+  }
+
+  #attach(): void {
+    const logger = this.#options.logger ?? NOOP_LOGGER;
+    const versionField = this.#options.versionField;
+    const splitter = new LineSplitter({ maxLineBytes: this.#options.maxLineBytes });
+    const deliver = (events: ReturnType<LineSplitter['push']>): void => {
+      for (const event of events) {
+        if (event.kind === 'overflow') {
+          logger.warn('dropped an over-long line', { transport: 'stdio', bytes: event.bytes });
+          continue;
+        }
+        const decoded = decodeMessage(event.text, { versionField });
+        if (decoded.ok) this.#queue.push(decoded.message);
+        else logger.warn('dropped an invalid message', { transport: 'stdio', error: decoded.error.message });
+      }
+    };
+    const onData = (chunk: Buffer | string): void => deliver(splitter.push(chunk));
+    const onEnd = (): void => {
+      deliver(splitter.end());
+      this.#finish();
+    };
+    const onError = (err: Error): void => {
+      logger.warn('stdio stream error', { error: err.message });
+      this.#finish();
+    };
+    this.#input.on('data', onData);
+    this.#input.once('end', onEnd);
+    this.#input.once('close', onEnd);
+    this.#input.on('error', onError);
+    // EPIPE on stdout means the reader is gone: treat it as a close, never as a crash.
+    this.#output.on('error', onError);
+    void this.closed.then(() => {
+      this.#input.off('data', onData);
+      this.#input.off('end', onEnd);
+      this.#input.off('close', onEnd);
+      this.#input.off('error', onError);
+      this.#output.off('error', onError);
+    });
+  }
+
+  #finish(): void {
+    if (this.#isClosed) return;
+    this.#isClosed = true;
+    this.#queue.end();
+    this.#closing.abort();
+    this.#markClosed();
+  }
+
+  messages(): AsyncIterable<JsonRpcMessage> {
+    return this.#queue;
+  }
+
+  async send(message: JsonRpcMessage): Promise<void> {
+    if (this.#isClosed) throw new Error('stdio transport is closed');
+    const line = toLine(encodeMessage(message, { versionField: this.#options.versionField }));
+    if (this.#output.write(line)) return;
+    try {
+      await once(this.#output, 'drain', { signal: this.#closing.signal });
+    } catch {
+      throw new Error('stdio transport closed while waiting for drain');
+    }
+  }
+
+  async close(): Promise<void> {
+    // The process's own stdin/stdout are not destroyed; we only stop reading from them.
+    this.#input.pause();
+    this.#finish();
+    await this.closed;
+  }
+}
+
+/** A transport over a readable/writable pair; see the module comment. */
+export function createStdioTransport(options: StdioTransportOptions = {}): Transport {
+  return new StdioTransport(options);
+}
+
+/** A listener that yields exactly one stdio transport, then ends. */
+export function createStdioListener(options: StdioTransportOptions = {}): Listener {
+  let transport: Transport | undefined;
+  let isClosed = false;
+  return {
+    async *connections() {
+      if (isClosed) return;
+      transport = createStdioTransport(options);
+      yield transport;
+    },
+    async close() {
+      isClosed = true;
+      await transport?.close();
+    },
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * The transport contract (STYLE §3.2): a `Transport` moves already-decoded messages for one
+ * connection, and a `Listener` yields one `Transport` per accepted connection. Carriers (stdio,
+ * WebSocket, Unix socket, in-memory) differ only in how bytes move; framing, decoding and
+ * backpressure stay inside them. This module holds types only, plus the logger shape the
+ * transports and the connection report dropped input to.
+ */
+import type { JsonRpcMessage, VersionField } from '@deputy/protocol';
+
+/** One connection's carrier of decoded messages. */
+export interface Transport {
+  /**
+   * Encodes and writes one message. Resolves once the carrier has taken it (the OS accepted the
+   * bytes, or a `drain` came). Rejects with a `TypeError` when the message cannot be encoded
+   * (the transport stays usable) and with another error when the transport is closed. Callers
+   * serialize their writes (the connection keeps a single write queue).
+   */
+  send(message: JsonRpcMessage): Promise<void>;
+  /** The inbound messages in arrival order; ends when the peer goes away. Iterate it once. */
+  messages(): AsyncIterable<JsonRpcMessage>;
+  /** Closes the carrier; resolves when it is closed. Safe to call more than once. */
+  close(reason?: string): Promise<void>;
+  /** Resolves when the carrier is closed, by either side. Never rejects. */
+  readonly closed: Promise<void>;
+  /** A short description for logs, e.g. `ws 127.0.0.1:53422` or `stdio`. */
+  readonly description: string;
+}
+
+/** Produces a transport per accepted connection (stdio yields exactly one). */
+export interface Listener {
+  /** Accepted connections, in order; ends when the listener is closed. Iterate it once. */
+  connections(): AsyncIterable<Transport>;
+  /** Stops accepting and closes the connections it produced. Safe to call more than once. */
+  close(): Promise<void>;
+}
+
+/** Where transports and connections report what they drop or decide. Defaults to {@link NOOP_LOGGER}. */
+export interface RpcLogger {
+  /** Routine events (connection opened or closed). */
+  info(message: string, details?: Record<string, unknown>): void;
+  /** Dropped input (bad JSON, bad envelope, unknown response id), slow consumers. */
+  warn(message: string, details?: Record<string, unknown>): void;
+  /** Failures of the runtime itself. */
+  error(message: string, details?: Record<string, unknown>): void;
+}
+
+/** A logger that discards everything. */
+export const NOOP_LOGGER: RpcLogger = { info() {}, warn() {}, error() {} };
+
+/** Options every carrier takes. */
+export interface TransportOptions {
+  /** The envelope dialect; defaults to `omit` (the app-server's). */
+  versionField?: VersionField;
+  /** Receives one line per dropped frame. */
+  logger?: RpcLogger;
+}
