@@ -1,3 +1,4 @@
 /** @deputy/protocol: zod schemas shared by the engine and the front doors. */
 export * from './core/index.js';
 export * from './jsonrpc.js';
+export * as AppServer from './app-server/index.js';

@@ -1,0 +1,178 @@
+/**
+ * Public surface of the app-server wire contract: zod schemas with their types, one module per
+ * area, and the method tables in `methods.ts`. Explicit named exports only; nothing here opens a
+ * socket or knows about the engine.
+ */
+export {
+  isAbsolutePath, AbsolutePathSchema, Int64Schema, Int32Schema, UInt32Schema, UInt16Schema, UIntSchema,
+  PayloadRequestIdSchema, NoParamsSchema, EmptyResultSchema,
+} from './primitives.js';
+export type {
+  AbsolutePath, PayloadRequestId, NoParams, EmptyResult,
+} from './primitives.js';
+export {
+  GranularApprovalSchema, AskForApprovalSchema, ApprovalsReviewerSchema, PersonalitySchema,
+  NetworkAccessSchema, SandboxPolicySchema, FileSystemSpecialPathSchema, FileSystemPathSchema,
+  FileSystemAccessModeSchema, FileSystemSandboxEntrySchema, PermissionProfileNetworkSchema,
+  PermissionProfileSchema, PermissionProfileModificationSchema, ActivePermissionProfileSchema,
+  PermissionProfileSelectionSchema,
+} from './policies.js';
+export type {
+  GranularApproval, AskForApproval, ApprovalsReviewer, Personality, NetworkAccess, SandboxPolicy,
+  FileSystemSpecialPath, FileSystemPath, FileSystemAccessMode, FileSystemSandboxEntry, PermissionProfile,
+  PermissionProfileModification, ActivePermissionProfile, PermissionProfileSelection,
+} from './policies.js';
+export {
+  UserInputSchema, CommandActionSchema, CommandExecutionSourceSchema, ToolItemStatusSchema, CallStatusSchema,
+  PatchChangeKindSchema, FileUpdateChangeSchema, MessagePhaseSchema, MemoryCitationSchema,
+  DynamicToolCallOutputContentItemSchema, WebSearchActionSchema, CollabAgentStateSchema, ThreadItemSchema,
+} from './items.js';
+export type {
+  UserInput, CommandAction, CommandExecutionSource, ToolItemStatus, CallStatus, MessagePhase, MemoryCitation,
+  ThreadItem, ThreadItemType,
+} from './items.js';
+export {
+  ThreadActiveFlagSchema, ThreadStatusSchema, TurnStatusSchema, TurnItemsViewSchema, CodexErrorInfoSchema,
+  TurnErrorSchema, TurnSchema, SubAgentSourceSchema, SessionSourceSchema, ThreadSourceSchema, GitInfoSchema,
+  ThreadSchema, ThreadTokenUsageSchema,
+} from './shared.js';
+export type {
+  ThreadActiveFlag, ThreadStatus, TurnItemsView, CodexErrorInfo, TurnError, Turn, SessionSource,
+  ThreadSource, GitInfo, Thread, ThreadTokenUsage,
+} from './shared.js';
+export {
+  ClientInfoSchema, InitializeCapabilitiesSchema, InitializeParamsSchema, InitializeResultSchema,
+} from './initialize.js';
+export type {
+  ClientInfo, InitializeCapabilities, InitializeParams, InitializeResult,
+} from './initialize.js';
+export {
+  DynamicToolSpecSchema, TurnEnvironmentSchema, ThreadStartParamsSchema, ThreadSessionResultSchema,
+  ThreadResumeParamsSchema, ThreadForkParamsSchema, ThreadIdParamsSchema, ThreadResultSchema,
+  ThreadUnsubscribeResultSchema, ThreadSetNameParamsSchema, ThreadRollbackParamsSchema,
+  ThreadSourceKindSchema, ThreadListParamsSchema, ThreadListResultSchema, ThreadLoadedListParamsSchema,
+  ThreadLoadedListResultSchema, ThreadReadParamsSchema,
+} from './thread.js';
+export type {
+  DynamicToolSpec, TurnEnvironment, ThreadStartParams, ThreadSessionResult, ThreadResumeParams,
+  ThreadForkParams, ThreadIdParams, ThreadResult, ThreadUnsubscribeResult, ThreadSetNameParams,
+  ThreadRollbackParams, ThreadSourceKind, ThreadListParams, ThreadListResult, ThreadLoadedListParams,
+  ThreadLoadedListResult, ThreadReadParams,
+} from './thread.js';
+export {
+  ModeKindSchema, CollaborationModeSchema, TurnStartParamsSchema, TurnStartResultSchema,
+  TurnSteerParamsSchema, TurnSteerResultSchema, TurnInterruptParamsSchema,
+} from './turn.js';
+export type {
+  ModeKind, CollaborationMode, TurnStartParams, TurnStartResult, TurnSteerParams, TurnSteerResult,
+  TurnInterruptParams,
+} from './turn.js';
+export {
+  PlanTypeSchema, AccountSchema, AuthModeSchema, GetAccountParamsSchema, GetAccountResultSchema,
+  LoginAccountParamsSchema, LoginAccountResultSchema, CancelLoginAccountParamsSchema,
+  CancelLoginAccountResultSchema, RateLimitWindowSchema, CreditsSnapshotSchema, RateLimitSnapshotSchema,
+  GetAccountRateLimitsResultSchema,
+} from './account.js';
+export type {
+  PlanType, Account, AuthMode, GetAccountParams, GetAccountResult, LoginAccountParams, LoginAccountResult,
+  CancelLoginAccountParams, CancelLoginAccountResult, RateLimitWindow, CreditsSnapshot, RateLimitSnapshot,
+  GetAccountRateLimitsResult,
+} from './account.js';
+export {
+  ConfigLayerSourceSchema, ConfigLayerMetadataSchema, ConfigLayerSchema, ConfigSchema,
+  ConfigReadParamsSchema, ConfigReadResultSchema, MergeStrategySchema, ConfigEditSchema,
+  ConfigValueWriteParamsSchema, ConfigBatchWriteParamsSchema, ConfigWriteResultSchema,
+  ConfigRequirementsSchema, ConfigRequirementsReadResultSchema,
+} from './config.js';
+export type {
+  ConfigLayerSource, ConfigLayerMetadata, ConfigLayer, Config, ConfigReadParams, ConfigReadResult,
+  MergeStrategy, ConfigEdit, ConfigValueWriteParams, ConfigBatchWriteParams, ConfigWriteResult,
+  ConfigRequirements, ConfigRequirementsReadResult,
+} from './config.js';
+export {
+  ModelListParamsSchema, ReasoningEffortOptionSchema, ModelSchema, ModelListResultSchema,
+  ModelProviderCapabilitiesReadParamsSchema, ModelProviderCapabilitiesReadResultSchema,
+} from './model.js';
+export type {
+  ModelListParams, ReasoningEffortOption, Model, ModelListResult, ModelProviderCapabilitiesReadParams,
+  ModelProviderCapabilitiesReadResult,
+} from './model.js';
+export {
+  LoadErrorSchema, SkillsListParamsSchema, SkillInterfaceSchema, SkillMetadataSchema, SkillsListResultSchema,
+  HooksListParamsSchema, HookMetadataSchema, HooksListResultSchema, AppsListParamsSchema, AppInfoSchema,
+  AppsListResultSchema, CollaborationModeListParamsSchema, CollaborationModeMaskSchema,
+  CollaborationModeListResultSchema, ExperimentalFeatureListParamsSchema, ExperimentalFeatureSchema,
+  ExperimentalFeatureListResultSchema,
+} from './catalog.js';
+export type {
+  LoadError, SkillsListParams, SkillMetadata, SkillsListResult, HooksListParams, HookMetadata,
+  HooksListResult, AppsListParams, AppInfo, AppsListResult, CollaborationModeListParams,
+  CollaborationModeMask, CollaborationModeListResult, ExperimentalFeatureListParams, ExperimentalFeature,
+  ExperimentalFeatureListResult,
+} from './catalog.js';
+export {
+  TerminalSizeSchema, CommandExecParamsSchema, CommandExecResultSchema, CommandExecWriteParamsSchema,
+  CommandExecResizeParamsSchema, CommandExecTerminateParamsSchema, CommandExecOutputDeltaSchema,
+} from './command.js';
+export type {
+  TerminalSize, CommandExecParams, CommandExecResult, CommandExecWriteParams, CommandExecResizeParams,
+  CommandExecTerminateParams, CommandExecOutputDelta,
+} from './command.js';
+export {
+  FsPathParamsSchema, FsReadFileResultSchema, FsWriteFileParamsSchema, FsCreateDirectoryParamsSchema,
+  FsGetMetadataResultSchema, FsReadDirectoryResultSchema, FsRemoveParamsSchema, FsCopyParamsSchema,
+  FsWatchParamsSchema, FsWatchResultSchema, FsUnwatchParamsSchema, FsChangedSchema,
+} from './fs.js';
+export type {
+  FsPathParams, FsReadFileResult, FsWriteFileParams, FsCreateDirectoryParams, FsGetMetadataResult,
+  FsReadDirectoryResult, FsRemoveParams, FsCopyParams, FsWatchParams, FsWatchResult, FsUnwatchParams,
+  FsChanged,
+} from './fs.js';
+export {
+  ThreadIdNotificationSchema, ThreadStartedNotificationSchema, ThreadStatusChangedNotificationSchema,
+  ThreadNameUpdatedNotificationSchema, ThreadTokenUsageUpdatedNotificationSchema, TurnNotificationSchema,
+  TurnDiffUpdatedNotificationSchema, TurnPlanStepSchema, TurnPlanUpdatedNotificationSchema,
+  ItemStartedNotificationSchema, ItemCompletedNotificationSchema, ItemDeltaNotificationSchema,
+  ReasoningSummaryTextDeltaNotificationSchema, ReasoningSummaryPartAddedNotificationSchema,
+  ReasoningTextDeltaNotificationSchema, ServerRequestResolvedNotificationSchema, ErrorNotificationSchema,
+  WarningNotificationSchema, ConfigWarningNotificationSchema, DeprecationNoticeNotificationSchema,
+  ContextCompactedNotificationSchema, ModelReroutedNotificationSchema, AccountUpdatedNotificationSchema,
+  AccountLoginCompletedNotificationSchema, AccountRateLimitsUpdatedNotificationSchema,
+  RemoteControlStatusChangedNotificationSchema, SkillsChangedNotificationSchema,
+} from './notifications.js';
+export type {
+  ThreadIdNotification, ThreadStartedNotification, ThreadStatusChangedNotification,
+  ThreadNameUpdatedNotification, ThreadTokenUsageUpdatedNotification, TurnNotification,
+  TurnDiffUpdatedNotification, TurnPlanStep, TurnPlanUpdatedNotification, ItemStartedNotification,
+  ItemCompletedNotification, ItemDeltaNotification, ReasoningSummaryTextDeltaNotification,
+  ReasoningSummaryPartAddedNotification, ReasoningTextDeltaNotification, ServerRequestResolvedNotification,
+  ErrorNotification, WarningNotification, ConfigWarningNotification, DeprecationNoticeNotification,
+  ContextCompactedNotification, ModelReroutedNotification, AccountUpdatedNotification,
+  AccountLoginCompletedNotification, AccountRateLimitsUpdatedNotification,
+  RemoteControlStatusChangedNotification, SkillsChangedNotification,
+} from './notifications.js';
+export {
+  NetworkPolicyAmendmentSchema, CommandExecutionApprovalDecisionSchema, AdditionalPermissionProfileSchema,
+  CommandExecutionRequestApprovalParamsSchema, CommandExecutionRequestApprovalResultSchema,
+  FileChangeRequestApprovalParamsSchema, FileChangeApprovalDecisionSchema,
+  FileChangeRequestApprovalResultSchema,
+} from './server-requests.js';
+export type {
+  NetworkPolicyAmendment, CommandExecutionApprovalDecision, CommandExecutionRequestApprovalParams,
+  CommandExecutionRequestApprovalResult, FileChangeRequestApprovalParams, FileChangeApprovalDecision,
+  FileChangeRequestApprovalResult,
+} from './server-requests.js';
+export {
+  GRANULAR_APPROVAL_DESCRIPTOR, clientRequests, serverNotifications, serverRequests, clientNotifications,
+  isClientRequestMethod, isServerNotificationMethod, isServerRequestMethod, isClientNotificationMethod,
+  experimentalReasonOf,
+} from './methods.js';
+export type {
+  ExperimentalGate, ClientRequestSpec, ServerRequestSpec, ClientRequestMethod, ParamsOf, ParamsInputOf,
+  ResultOf, ServerNotificationMethod, NotificationParamsOf, ServerRequestMethod, ServerRequestParamsOf,
+  ServerRequestResultOf, ClientNotificationMethod,
+} from './methods.js';
+export {
+  DELIBERATELY_UNSUPPORTED, NOT_YET, LEGACY_CLIENT_REQUESTS, ACCEPTED_CLIENT_REQUEST_METHODS,
+  isAcceptedClientRequestMethod,
+} from './unsupported.js';

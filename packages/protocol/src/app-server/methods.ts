@@ -1,0 +1,380 @@
+/**
+ * The app-server method tables: the one place that maps wire method names to their schemas.
+ * `clientRequests` (method → params, result, experimental gate), `serverNotifications`
+ * (method → params), `serverRequests` (method → params, result) and `clientNotifications`. The
+ * dispatcher, handler types, test clients and the registry test all read these tables; nothing
+ * else may repeat the list. Reference methods we do not serve are listed in `unsupported.ts`.
+ */
+import type { z } from 'zod';
+import {
+  CancelLoginAccountParamsSchema,
+  CancelLoginAccountResultSchema,
+  GetAccountParamsSchema,
+  GetAccountRateLimitsResultSchema,
+  GetAccountResultSchema,
+  LoginAccountParamsSchema,
+  LoginAccountResultSchema,
+} from './account.js';
+import {
+  AppsListParamsSchema,
+  AppsListResultSchema,
+  CollaborationModeListParamsSchema,
+  CollaborationModeListResultSchema,
+  ExperimentalFeatureListParamsSchema,
+  ExperimentalFeatureListResultSchema,
+  HooksListParamsSchema,
+  HooksListResultSchema,
+  SkillsListParamsSchema,
+  SkillsListResultSchema,
+} from './catalog.js';
+import {
+  CommandExecOutputDeltaSchema,
+  CommandExecParamsSchema,
+  CommandExecResizeParamsSchema,
+  CommandExecResultSchema,
+  CommandExecTerminateParamsSchema,
+  CommandExecWriteParamsSchema,
+} from './command.js';
+import {
+  ConfigBatchWriteParamsSchema,
+  ConfigReadParamsSchema,
+  ConfigReadResultSchema,
+  ConfigRequirementsReadResultSchema,
+  ConfigValueWriteParamsSchema,
+  ConfigWriteResultSchema,
+} from './config.js';
+import {
+  FsChangedSchema,
+  FsCopyParamsSchema,
+  FsCreateDirectoryParamsSchema,
+  FsGetMetadataResultSchema,
+  FsPathParamsSchema,
+  FsReadDirectoryResultSchema,
+  FsReadFileResultSchema,
+  FsRemoveParamsSchema,
+  FsUnwatchParamsSchema,
+  FsWatchParamsSchema,
+  FsWatchResultSchema,
+  FsWriteFileParamsSchema,
+} from './fs.js';
+import { InitializeParamsSchema, InitializeResultSchema } from './initialize.js';
+import {
+  ModelListParamsSchema,
+  ModelListResultSchema,
+  ModelProviderCapabilitiesReadParamsSchema,
+  ModelProviderCapabilitiesReadResultSchema,
+} from './model.js';
+import {
+  AccountLoginCompletedNotificationSchema,
+  AccountRateLimitsUpdatedNotificationSchema,
+  AccountUpdatedNotificationSchema,
+  ConfigWarningNotificationSchema,
+  ContextCompactedNotificationSchema,
+  DeprecationNoticeNotificationSchema,
+  ErrorNotificationSchema,
+  ItemCompletedNotificationSchema,
+  ItemDeltaNotificationSchema,
+  ItemStartedNotificationSchema,
+  ModelReroutedNotificationSchema,
+  ReasoningSummaryPartAddedNotificationSchema,
+  ReasoningSummaryTextDeltaNotificationSchema,
+  ReasoningTextDeltaNotificationSchema,
+  RemoteControlStatusChangedNotificationSchema,
+  ServerRequestResolvedNotificationSchema,
+  SkillsChangedNotificationSchema,
+  ThreadIdNotificationSchema,
+  ThreadNameUpdatedNotificationSchema,
+  ThreadStartedNotificationSchema,
+  ThreadStatusChangedNotificationSchema,
+  ThreadTokenUsageUpdatedNotificationSchema,
+  TurnDiffUpdatedNotificationSchema,
+  TurnNotificationSchema,
+  TurnPlanUpdatedNotificationSchema,
+  WarningNotificationSchema,
+} from './notifications.js';
+import { EmptyResultSchema, NoParamsSchema } from './primitives.js';
+import {
+  CommandExecutionRequestApprovalParamsSchema,
+  CommandExecutionRequestApprovalResultSchema,
+  FileChangeRequestApprovalParamsSchema,
+  FileChangeRequestApprovalResultSchema,
+} from './server-requests.js';
+import {
+  ThreadForkParamsSchema,
+  ThreadIdParamsSchema,
+  ThreadListParamsSchema,
+  ThreadListResultSchema,
+  ThreadLoadedListParamsSchema,
+  ThreadLoadedListResultSchema,
+  ThreadReadParamsSchema,
+  ThreadResultSchema,
+  ThreadResumeParamsSchema,
+  ThreadRollbackParamsSchema,
+  ThreadSessionResultSchema,
+  ThreadSetNameParamsSchema,
+  ThreadStartParamsSchema,
+  ThreadUnsubscribeResultSchema,
+} from './thread.js';
+import {
+  TurnInterruptParamsSchema,
+  TurnStartParamsSchema,
+  TurnStartResultSchema,
+  TurnSteerParamsSchema,
+  TurnSteerResultSchema,
+} from './turn.js';
+
+/**
+ * What needs `capabilities.experimentalApi`. Without it the server answers -32600
+ * `<descriptor> requires experimentalApi capability`, after the params were parsed.
+ */
+export interface ExperimentalGate {
+  /** The whole method is experimental; its descriptor is the method name. */
+  readonly wholeMethod?: boolean;
+  /** Params fields gated when present with a value other than null or false: field → descriptor. */
+  readonly fields?: Readonly<Record<string, string>>;
+  /** Variants of a params union tagged by `type` that are gated: tag → descriptor. */
+  readonly variants?: Readonly<Record<string, string>>;
+}
+
+/** One row of `clientRequests`. */
+export interface ClientRequestSpec {
+  /** Schema of `params`. */
+  readonly params: z.ZodType;
+  /** Schema of `result`. */
+  readonly result: z.ZodType;
+  /**
+   * False for the methods the reference defines without params; every other method answers a
+   * request without params with ``Invalid request: missing field `params` ``, even when all its
+   * fields are optional.
+   */
+  readonly paramsRequired: boolean;
+  /** Experimental gating, absent for stable methods with only stable fields. */
+  readonly experimental?: ExperimentalGate;
+}
+
+/** One row of `serverRequests`. */
+export interface ServerRequestSpec {
+  /** Schema of `params`. */
+  readonly params: z.ZodType;
+  /** Schema of the client's `result`. */
+  readonly result: z.ZodType;
+}
+
+/** Descriptor of the `{granular: …}` approval policy, gated wherever an `approvalPolicy` appears. */
+export const GRANULAR_APPROVAL_DESCRIPTOR = 'askForApproval.granular';
+
+function request<P extends z.ZodType, R extends z.ZodType>(params: P, result: R, experimental?: ExperimentalGate) {
+  return { params, result, paramsRequired: true, experimental } as const;
+}
+
+function requestWithoutParams<R extends z.ZodType>(result: R) {
+  return { params: NoParamsSchema, result, paramsRequired: false, experimental: undefined } as const;
+}
+
+/** Client→server requests we serve, in the reference's order. */
+export const clientRequests = {
+  initialize: request(InitializeParamsSchema, InitializeResultSchema),
+  'thread/start': request(ThreadStartParamsSchema, ThreadSessionResultSchema, {
+    fields: {
+      permissions: 'thread/start.permissions',
+      dynamicTools: 'thread/start.dynamicTools',
+      environments: 'thread/start.environments',
+      mockExperimentalField: 'thread/start.mockExperimentalField',
+      experimentalRawEvents: 'thread/start.experimentalRawEvents',
+      persistExtendedHistory: 'thread/start.persistFullHistory',
+    },
+  }),
+  'thread/resume': request(ThreadResumeParamsSchema, ThreadSessionResultSchema, {
+    fields: {
+      history: 'thread/resume.history',
+      path: 'thread/resume.path',
+      permissions: 'thread/resume.permissions',
+      excludeTurns: 'thread/resume.excludeTurns',
+      persistExtendedHistory: 'thread/resume.persistFullHistory',
+    },
+  }),
+  'thread/fork': request(ThreadForkParamsSchema, ThreadSessionResultSchema, {
+    fields: {
+      path: 'thread/fork.path',
+      permissions: 'thread/fork.permissions',
+      excludeTurns: 'thread/fork.excludeTurns',
+      persistExtendedHistory: 'thread/fork.persistFullHistory',
+    },
+  }),
+  'thread/archive': request(ThreadIdParamsSchema, EmptyResultSchema),
+  'thread/unsubscribe': request(ThreadIdParamsSchema, ThreadUnsubscribeResultSchema),
+  'thread/name/set': request(ThreadSetNameParamsSchema, EmptyResultSchema),
+  'thread/unarchive': request(ThreadIdParamsSchema, ThreadResultSchema),
+  'thread/rollback': request(ThreadRollbackParamsSchema, ThreadResultSchema),
+  'thread/list': request(ThreadListParamsSchema, ThreadListResultSchema),
+  'thread/loaded/list': request(ThreadLoadedListParamsSchema, ThreadLoadedListResultSchema),
+  'thread/read': request(ThreadReadParamsSchema, ThreadResultSchema),
+  'skills/list': request(SkillsListParamsSchema, SkillsListResultSchema),
+  'hooks/list': request(HooksListParamsSchema, HooksListResultSchema),
+  'app/list': request(AppsListParamsSchema, AppsListResultSchema),
+  'fs/readFile': request(FsPathParamsSchema, FsReadFileResultSchema),
+  'fs/writeFile': request(FsWriteFileParamsSchema, EmptyResultSchema),
+  'fs/createDirectory': request(FsCreateDirectoryParamsSchema, EmptyResultSchema),
+  'fs/getMetadata': request(FsPathParamsSchema, FsGetMetadataResultSchema),
+  'fs/readDirectory': request(FsPathParamsSchema, FsReadDirectoryResultSchema),
+  'fs/remove': request(FsRemoveParamsSchema, EmptyResultSchema),
+  'fs/copy': request(FsCopyParamsSchema, EmptyResultSchema),
+  'fs/watch': request(FsWatchParamsSchema, FsWatchResultSchema),
+  'fs/unwatch': request(FsUnwatchParamsSchema, EmptyResultSchema),
+  'turn/start': request(TurnStartParamsSchema, TurnStartResultSchema, {
+    fields: {
+      permissions: 'turn/start.permissions',
+      environments: 'turn/start.environments',
+      responsesapiClientMetadata: 'turn/start.responsesapiClientMetadata',
+      collaborationMode: 'turn/start.collaborationMode',
+    },
+  }),
+  'turn/steer': request(TurnSteerParamsSchema, TurnSteerResultSchema),
+  'turn/interrupt': request(TurnInterruptParamsSchema, EmptyResultSchema),
+  'model/list': request(ModelListParamsSchema, ModelListResultSchema),
+  'modelProvider/capabilities/read': request(
+    ModelProviderCapabilitiesReadParamsSchema,
+    ModelProviderCapabilitiesReadResultSchema,
+  ),
+  'experimentalFeature/list': request(ExperimentalFeatureListParamsSchema, ExperimentalFeatureListResultSchema),
+  'collaborationMode/list': request(CollaborationModeListParamsSchema, CollaborationModeListResultSchema, {
+    wholeMethod: true,
+  }),
+  'account/login/start': request(LoginAccountParamsSchema, LoginAccountResultSchema, {
+    variants: { chatgptAuthTokens: 'account/login/start.chatgptAuthTokens' },
+  }),
+  'account/login/cancel': request(CancelLoginAccountParamsSchema, CancelLoginAccountResultSchema),
+  'account/logout': requestWithoutParams(EmptyResultSchema),
+  'account/rateLimits/read': requestWithoutParams(GetAccountRateLimitsResultSchema),
+  'command/exec': request(CommandExecParamsSchema, CommandExecResultSchema),
+  'command/exec/write': request(CommandExecWriteParamsSchema, EmptyResultSchema),
+  'command/exec/terminate': request(CommandExecTerminateParamsSchema, EmptyResultSchema),
+  'command/exec/resize': request(CommandExecResizeParamsSchema, EmptyResultSchema),
+  'config/read': request(ConfigReadParamsSchema, ConfigReadResultSchema),
+  'config/value/write': request(ConfigValueWriteParamsSchema, ConfigWriteResultSchema),
+  'config/batchWrite': request(ConfigBatchWriteParamsSchema, ConfigWriteResultSchema),
+  'configRequirements/read': requestWithoutParams(ConfigRequirementsReadResultSchema),
+  'account/read': request(GetAccountParamsSchema, GetAccountResultSchema),
+} as const satisfies Readonly<Record<string, ClientRequestSpec>>;
+
+/** Server→client notifications we send: method → params schema. */
+export const serverNotifications = {
+  error: ErrorNotificationSchema,
+  'thread/started': ThreadStartedNotificationSchema,
+  'thread/status/changed': ThreadStatusChangedNotificationSchema,
+  'thread/archived': ThreadIdNotificationSchema,
+  'thread/unarchived': ThreadIdNotificationSchema,
+  'thread/closed': ThreadIdNotificationSchema,
+  'skills/changed': SkillsChangedNotificationSchema,
+  'thread/name/updated': ThreadNameUpdatedNotificationSchema,
+  'thread/tokenUsage/updated': ThreadTokenUsageUpdatedNotificationSchema,
+  'turn/started': TurnNotificationSchema,
+  'turn/completed': TurnNotificationSchema,
+  'turn/diff/updated': TurnDiffUpdatedNotificationSchema,
+  'turn/plan/updated': TurnPlanUpdatedNotificationSchema,
+  'item/started': ItemStartedNotificationSchema,
+  'item/completed': ItemCompletedNotificationSchema,
+  'item/agentMessage/delta': ItemDeltaNotificationSchema,
+  'item/plan/delta': ItemDeltaNotificationSchema,
+  'command/exec/outputDelta': CommandExecOutputDeltaSchema,
+  'item/commandExecution/outputDelta': ItemDeltaNotificationSchema,
+  'item/fileChange/outputDelta': ItemDeltaNotificationSchema,
+  'serverRequest/resolved': ServerRequestResolvedNotificationSchema,
+  'account/updated': AccountUpdatedNotificationSchema,
+  'account/rateLimits/updated': AccountRateLimitsUpdatedNotificationSchema,
+  'remoteControl/status/changed': RemoteControlStatusChangedNotificationSchema,
+  'fs/changed': FsChangedSchema,
+  'item/reasoning/summaryTextDelta': ReasoningSummaryTextDeltaNotificationSchema,
+  'item/reasoning/summaryPartAdded': ReasoningSummaryPartAddedNotificationSchema,
+  'item/reasoning/textDelta': ReasoningTextDeltaNotificationSchema,
+  'thread/compacted': ContextCompactedNotificationSchema,
+  'model/rerouted': ModelReroutedNotificationSchema,
+  warning: WarningNotificationSchema,
+  deprecationNotice: DeprecationNoticeNotificationSchema,
+  configWarning: ConfigWarningNotificationSchema,
+  'account/login/completed': AccountLoginCompletedNotificationSchema,
+} as const satisfies Readonly<Record<string, z.ZodType>>;
+
+/** Server→client requests we send: method → params and the client's result. */
+export const serverRequests = {
+  'item/commandExecution/requestApproval': {
+    params: CommandExecutionRequestApprovalParamsSchema,
+    result: CommandExecutionRequestApprovalResultSchema,
+  },
+  'item/fileChange/requestApproval': {
+    params: FileChangeRequestApprovalParamsSchema,
+    result: FileChangeRequestApprovalResultSchema,
+  },
+} as const satisfies Readonly<Record<string, ServerRequestSpec>>;
+
+/** Client→server notifications: only `initialized` (no params; optional, harmless twice). */
+export const clientNotifications = {
+  initialized: NoParamsSchema,
+} as const satisfies Readonly<Record<string, z.ZodType>>;
+
+/** A client→server request method we serve. */
+export type ClientRequestMethod = keyof typeof clientRequests;
+/** Parsed params of a client request. */
+export type ParamsOf<M extends ClientRequestMethod> = z.output<(typeof clientRequests)[M]['params']>;
+/** Params of a client request as a client writes them (before defaults and parsing). */
+export type ParamsInputOf<M extends ClientRequestMethod> = z.input<(typeof clientRequests)[M]['params']>;
+/** Result of a client request. */
+export type ResultOf<M extends ClientRequestMethod> = z.output<(typeof clientRequests)[M]['result']>;
+/** A server→client notification method we send. */
+export type ServerNotificationMethod = keyof typeof serverNotifications;
+/** Params of a server notification. */
+export type NotificationParamsOf<M extends ServerNotificationMethod> = z.output<(typeof serverNotifications)[M]>;
+/** A server→client request method we send. */
+export type ServerRequestMethod = keyof typeof serverRequests;
+/** Params of a server request. */
+export type ServerRequestParamsOf<M extends ServerRequestMethod> = z.output<(typeof serverRequests)[M]['params']>;
+/** The client's result for a server request. */
+export type ServerRequestResultOf<M extends ServerRequestMethod> = z.output<(typeof serverRequests)[M]['result']>;
+/** A client→server notification method. */
+export type ClientNotificationMethod = keyof typeof clientNotifications;
+
+/** True when `method` is a client request we serve. */
+export function isClientRequestMethod(method: string): method is ClientRequestMethod {
+  return Object.hasOwn(clientRequests, method);
+}
+
+/** True when `method` is a server notification we send. */
+export function isServerNotificationMethod(method: string): method is ServerNotificationMethod {
+  return Object.hasOwn(serverNotifications, method);
+}
+
+/** True when `method` is a server request we send. */
+export function isServerRequestMethod(method: string): method is ServerRequestMethod {
+  return Object.hasOwn(serverRequests, method);
+}
+
+/** True when `method` is a client notification we accept. */
+export function isClientNotificationMethod(method: string): method is ClientNotificationMethod {
+  return Object.hasOwn(clientNotifications, method);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The experimental descriptor a request uses, or undefined when it is stable. Checks the whole
+ * method, then gated fields in table order, then gated variants, then a `{granular}` approval
+ * policy. Call it on parsed params (the reference deserializes before gating).
+ */
+export function experimentalReasonOf(method: ClientRequestMethod, params: unknown): string | undefined {
+  const gate: ExperimentalGate | undefined = clientRequests[method].experimental;
+  if (gate?.wholeMethod === true) return method;
+  const fields = isRecord(params) ? params : {};
+  for (const [field, descriptor] of Object.entries(gate?.fields ?? {})) {
+    const value = fields[field];
+    if (value !== undefined && value !== null && value !== false) return descriptor;
+  }
+  const tag = fields['type'];
+  if (typeof tag === 'string' && gate?.variants !== undefined && Object.hasOwn(gate.variants, tag)) {
+    return gate.variants[tag];
+  }
+  const approvalPolicy = fields['approvalPolicy'];
+  if (isRecord(approvalPolicy) && Object.hasOwn(approvalPolicy, 'granular')) return GRANULAR_APPROVAL_DESCRIPTOR;
+  return undefined;
+}
