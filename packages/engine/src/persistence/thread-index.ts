@@ -1,0 +1,317 @@
+/**
+ * ThreadIndex: the SQLite index of threads (`<home>/state.sqlite`, WAL) that answers list and
+ * search. The rollouts are the truth; this index is derived from them and can always be rebuilt
+ * (`rebuild`) or caught up after a crash (`reconcile`). It owns the database's lifecycle (create,
+ * detect corruption or an old schema, rebuild) and its row updates; it never writes rollouts.
+ */
+import fs, { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { summarizeRolloutBytes, PREVIEW_MAX_CHARS } from './rollout-summary.js';
+import { listRolloutFiles, type RolloutFileRef } from './rollout-paths.js';
+import { isCorruptionError, openSqlite, type SqlDatabase, type SqlStatement, type SqlValue } from './sqlite-driver.js';
+import {
+  configureConnection,
+  createSchema,
+  dropSearch,
+  readSchemaVersion,
+  restoreSearch,
+  THREAD_INDEX_FILE,
+  THREAD_INDEX_SCHEMA_VERSION,
+  type ThreadRow,
+} from './thread-index-schema.js';
+import { buildListQuery, encodeCursor, ROW_COLUMNS, toThreadRow, type RawThreadRow, type ThreadListOptions, type ThreadListPage } from './thread-index-query.js';
+
+export { InvalidCursorError, type ThreadListOptions, type ThreadListPage, type ThreadSortDirection, type ThreadSortKey } from './thread-index-query.js';
+export { ThreadRowSchema, type ThreadRow } from './thread-index-schema.js';
+
+/** Another name for `ThreadListOptions` (the Codex name of the list request). */
+export type ThreadListParams = ThreadListOptions;
+
+/** How `open` found the database file. */
+export type ThreadIndexOpenOutcome = 'opened' | 'created' | 'rebuilt_corrupt' | 'rebuilt_old_schema';
+
+/** Result of `rebuild`. */
+export interface RebuildResult {
+  /** Threads now in the index. */
+  indexed: number;
+  /** Rollout files that could not be summarised (no valid session_meta, unreadable). */
+  skipped: string[];
+}
+
+/** Result of `reconcile`. */
+export interface ReconcileResult {
+  /** Threads that were on disk but not in the index. */
+  added: number;
+  /** Threads whose file had moved (path or archived flag corrected). */
+  updated: number;
+  skipped: string[];
+}
+
+/** Options of `ThreadIndex.open`. */
+export interface ThreadIndexOpenOptions {
+  signal?: AbortSignal;
+}
+
+const SUMMARY_BATCH = 200;
+
+function removeDatabaseFiles(file: string): void {
+  for (const suffix of ['', '-wal', '-shm', '-journal']) fs.rmSync(file + suffix, { force: true });
+}
+
+function truncatePreview(text: string): string {
+  return text.length <= PREVIEW_MAX_CHARS ? text : Array.from(text).slice(0, PREVIEW_MAX_CHARS).join('');
+}
+
+/**
+ * Summarises rollout files into rows. Files are read synchronously (a small rollout costs a few
+ * syscalls; the thread pool round trips of async reads cost more than the reads), in batches
+ * with a turn of the event loop between them so a 50,000-thread rebuild never blocks for long.
+ */
+async function rowsFromFiles(refs: readonly RolloutFileRef[], signal?: AbortSignal): Promise<(ThreadRow | null)[]> {
+  const rows: (ThreadRow | null)[] = [];
+  for (let i = 0; i < refs.length; i++) {
+    if (i % SUMMARY_BATCH === SUMMARY_BATCH - 1) {
+      await new Promise((resolve) => setImmediate(resolve));
+      signal?.throwIfAborted();
+    }
+    rows.push(rowFromFile(refs[i] as RolloutFileRef));
+  }
+  return rows;
+}
+
+function rowFromFile(ref: RolloutFileRef): ThreadRow | null {
+  let summary;
+  try {
+    summary = summarizeRolloutBytes(fs.readFileSync(ref.path));
+  } catch (error) {
+    // A file that vanished or cannot be read between the walk and the read is just skipped.
+    if ((error as NodeJS.ErrnoException).code) return null;
+    throw error;
+  }
+  if (!summary) return null;
+  const { meta } = summary;
+  return {
+    id: meta.id,
+    createdAtMs: meta.createdAtMs,
+    updatedAtMs: Math.max(summary.updatedAtMs, meta.createdAtMs),
+    cwd: meta.cwd,
+    modelProvider: meta.modelProvider,
+    model: meta.model,
+    source: meta.source,
+    preview: summary.preview,
+    name: summary.name,
+    archived: ref.archived,
+    path: ref.path,
+    forkedFromId: meta.forkedFromId,
+  };
+}
+
+function openConfigured(file: string): SqlDatabase {
+  const db = openSqlite(file);
+  try {
+    configureConnection(db);
+    // Previews are private; SQLite gives the -wal and -shm files the same mode as the database.
+    try {
+      if ((fs.statSync(file).mode & 0o777) !== 0o600) fs.chmodSync(file, 0o600);
+    } catch {
+      // Best effort: a database file owned by another user keeps its mode.
+    }
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** The thread index of one home directory. */
+export class ThreadIndex {
+  readonly #db: SqlDatabase;
+  readonly #statements = new Map<string, SqlStatement>();
+
+  private constructor(
+    db: SqlDatabase,
+    /** Absolute path of the database file. */
+    readonly path: string,
+    /** What `open` had to do. */
+    readonly openOutcome: ThreadIndexOpenOutcome,
+  ) {
+    this.#db = db;
+  }
+
+  /** The schema version this code writes. */
+  get schemaVersion(): number {
+    return THREAD_INDEX_SCHEMA_VERSION;
+  }
+
+  /**
+   * Opens `<home>/state.sqlite`. A missing database is created and filled from the rollouts; a
+   * corrupt one, or one of another schema version, is deleted and rebuilt.
+   */
+  static async open(home: string, options: ThreadIndexOpenOptions = {}): Promise<ThreadIndex> {
+    await fsp.mkdir(home, { recursive: true, mode: 0o700 });
+    const file = path.join(path.resolve(home), THREAD_INDEX_FILE);
+    let outcome: ThreadIndexOpenOutcome = fs.existsSync(file) ? 'opened' : 'created';
+    let db: SqlDatabase;
+    try {
+      db = openConfigured(file);
+      const version = readSchemaVersion(db);
+      if (outcome === 'opened' && version !== THREAD_INDEX_SCHEMA_VERSION) {
+        db.close();
+        removeDatabaseFiles(file);
+        db = openConfigured(file);
+        outcome = 'rebuilt_old_schema';
+      }
+    } catch (error) {
+      if (!isCorruptionError(error)) throw error;
+      removeDatabaseFiles(file);
+      db = openConfigured(file);
+      outcome = 'rebuilt_corrupt';
+    }
+    createSchema(db);
+    const index = new ThreadIndex(db, file, outcome);
+    if (outcome !== 'opened') {
+      try {
+        await index.rebuild(home, options.signal);
+      } catch (error) {
+        index.close();
+        throw error;
+      }
+    }
+    return index;
+  }
+
+  #stmt(sql: string): SqlStatement {
+    let stmt = this.#statements.get(sql);
+    if (!stmt) {
+      stmt = this.#db.prepare(sql);
+      this.#statements.set(sql, stmt);
+    }
+    return stmt;
+  }
+
+  /** Inserts or replaces a thread's row. */
+  upsert(row: ThreadRow): void {
+    this.#stmt(
+      `INSERT INTO threads(id, created_at_ms, updated_at_ms, cwd, model_provider, model, source, preview, name, archived, path, forked_from_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(id) DO UPDATE SET created_at_ms = excluded.created_at_ms, updated_at_ms = excluded.updated_at_ms,
+         cwd = excluded.cwd, model_provider = excluded.model_provider, model = excluded.model, source = excluded.source,
+         preview = excluded.preview, name = excluded.name, archived = excluded.archived, path = excluded.path,
+         forked_from_id = excluded.forked_from_id`,
+    ).run(...rowParams(row));
+  }
+
+  /** The row of one thread, or null. */
+  get(id: string): ThreadRow | null {
+    const raw = this.#stmt(`SELECT ${ROW_COLUMNS} FROM threads WHERE id = ?`).get(id) as RawThreadRow | undefined;
+    return raw ? toThreadRow(raw) : null;
+  }
+
+  /** Sets or clears the name. Returns false when the thread is not indexed. */
+  setName(id: string, name: string | null): boolean {
+    return this.#stmt('UPDATE threads SET name = ? WHERE id = ?').run(name, id).changes > 0;
+  }
+
+  /** Records that the rollout moved into (or out of) the archive. Returns false when not indexed. */
+  setArchived(id: string, archived: boolean, newPath: string): boolean {
+    return this.#stmt('UPDATE threads SET archived = ?, path = ? WHERE id = ?').run(archived ? 1 : 0, newPath, id).changes > 0;
+  }
+
+  /**
+   * Records activity at `updatedAtMs`. `preview` is stored only while the thread has none, so
+   * callers may pass every user message and the first one sticks. Returns false when not indexed.
+   */
+  touch(id: string, updatedAtMs: number, preview?: string): boolean {
+    const text = preview === undefined ? null : truncatePreview(preview.trim());
+    return (
+      this.#stmt("UPDATE threads SET updated_at_ms = ?, preview = CASE WHEN preview = '' AND ? IS NOT NULL THEN ? ELSE preview END WHERE id = ?")
+        .run(updatedAtMs, text, text, id).changes > 0
+    );
+  }
+
+  /** One page of threads, newest first by default. Throws `InvalidCursorError` for a bad cursor. */
+  list(options: ThreadListOptions = {}): ThreadListPage {
+    const query = buildListQuery(options);
+    const raws = this.#stmt(query.sql).all(...query.params) as RawThreadRow[];
+    const hasMore = raws.length > query.limit;
+    const rows = (hasMore ? raws.slice(0, query.limit) : raws).map(toThreadRow);
+    const last = rows[rows.length - 1];
+    return { rows, nextCursor: hasMore && last ? encodeCursor(query.sortKey, query.direction, last) : null };
+  }
+
+  /** Number of indexed threads (live and archived). */
+  count(): number {
+    return (this.#stmt('SELECT count(*) AS n FROM threads').get() as { n: number }).n;
+  }
+
+  /**
+   * Replaces the whole index with what the rollouts under `home` say (sessions and archive),
+   * in one transaction: readers see either the old index or the new one.
+   */
+  async rebuild(home: string, signal?: AbortSignal): Promise<RebuildResult> {
+    const refs = await listRolloutFiles(home, signal);
+    const rows = await rowsFromFiles(refs, signal);
+    const byId = new Map<string, ThreadRow>();
+    const skipped: string[] = [];
+    rows.forEach((row, i) => {
+      if (!row) return void skipped.push((refs[i] as RolloutFileRef).path);
+      const seen = byId.get(row.id);
+      // The same id twice (a copied file): keep the most recently active copy, live before archived.
+      if (!seen || row.updatedAtMs > seen.updatedAtMs || (row.updatedAtMs === seen.updatedAtMs && seen.archived && !row.archived)) byId.set(row.id, row);
+    });
+    signal?.throwIfAborted();
+    this.#statements.clear();
+    this.#db.transaction(() => {
+      dropSearch(this.#db);
+      this.#db.exec('DELETE FROM threads');
+      const insert = this.#db.prepare(
+        'INSERT INTO threads(id, created_at_ms, updated_at_ms, cwd, model_provider, model, source, preview, name, archived, path, forked_from_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      );
+      for (const row of byId.values()) insert.run(...rowParams(row));
+      restoreSearch(this.#db);
+    })();
+    return { indexed: byId.size, skipped };
+  }
+
+  /**
+   * Catches the index up with the disk without a rebuild: adds rollouts it lacks (a process
+   * killed between writing a rollout and indexing it) and corrects rows whose file moved.
+   * Costs one directory walk plus reading only the missing files. Rows whose file is gone are
+   * left as they are.
+   */
+  async reconcile(home: string, signal?: AbortSignal): Promise<ReconcileResult> {
+    const refs = await listRolloutFiles(home, signal);
+    const known = new Map<string, { path: string; archived: number }>();
+    for (const r of this.#stmt('SELECT id, path, archived FROM threads').all() as { id: string; path: string; archived: number }[]) {
+      known.set(r.id, { path: r.path, archived: r.archived });
+    }
+    const missing: RolloutFileRef[] = [];
+    const moved: RolloutFileRef[] = [];
+    for (const ref of refs) {
+      const row = known.get(ref.threadId);
+      if (!row) missing.push(ref);
+      else if (row.path !== ref.path && !fs.existsSync(row.path)) moved.push(ref);
+    }
+    const rows = await rowsFromFiles(missing, signal);
+    const skipped = missing.filter((_, i) => rows[i] === null).map((ref) => ref.path);
+    const added = rows.filter((row): row is ThreadRow => row !== null && !known.has(row.id));
+    this.#db.transaction(() => {
+      for (const row of added) this.upsert(row);
+      for (const ref of moved) this.setArchived(ref.threadId, ref.archived, ref.path);
+    })();
+    return { added: added.length, updated: moved.length, skipped };
+  }
+
+  /** Closes the database. */
+  close(): void {
+    this.#statements.clear();
+    if (this.#db.open) this.#db.close();
+  }
+}
+
+function rowParams(row: ThreadRow): SqlValue[] {
+  return [
+    row.id, row.createdAtMs, row.updatedAtMs, row.cwd, row.modelProvider, row.model, row.source,
+    truncatePreview(row.preview), row.name, row.archived ? 1 : 0, row.path, row.forkedFromId,
+  ];
+}
