@@ -1,0 +1,141 @@
+/**
+ * The environment a command's child process gets, from Codex's `[shell_environment_policy]`
+ * table: which parent variables are inherited (`all` | `core` | `none`), the default exclusion of
+ * names that look like secrets (`*KEY*`, `*SECRET*`, `*TOKEN*`), user `exclude` globs, `set`
+ * overrides and an `include_only` allow-list, applied in that order (reference:
+ * codex-rs/core/src/exec_env.rs). Pure: the parent environment is passed in, never read here.
+ */
+import { z } from 'zod';
+
+/** Which parent variables start the child environment. */
+export const ShellEnvironmentInheritSchema = z.enum(['all', 'core', 'none']);
+export type ShellEnvironmentInherit = z.infer<typeof ShellEnvironmentInheritSchema>;
+
+/**
+ * The `[shell_environment_policy]` table of config.toml, with Codex's snake_case keys. Every key is
+ * optional in TOML; parsing fills the defaults. Unknown keys are dropped, so a Codex config with
+ * newer keys still loads.
+ */
+export const ShellEnvironmentPolicySchema = z.object({
+  /** Starting set: every parent variable, the core set, or nothing. Default `all`. */
+  inherit: ShellEnvironmentInheritSchema.default('all'),
+  /** When false (default), names matching `*KEY*`, `*SECRET*` or `*TOKEN*` are dropped. */
+  ignore_default_excludes: z.boolean().default(false),
+  /** Case-insensitive globs (`*`, `?`, `[…]`) of names to drop. */
+  exclude: z.array(z.string()).default([]),
+  /** Variables set (or overridden) after inheritance and exclusion. */
+  set: z.record(z.string(), z.string()).default({}),
+  /** When non-empty, only names matching one of these case-insensitive globs are kept. */
+  include_only: z.array(z.string()).default([]),
+  /** Accepted for Codex compatibility; Deputy does not source a shell profile snapshot. */
+  experimental_use_profile: z.boolean().optional(),
+});
+export type ShellEnvironmentPolicy = z.infer<typeof ShellEnvironmentPolicySchema>;
+
+/** The policy with every default (inherit all, secrets excluded). */
+export const DEFAULT_SHELL_ENVIRONMENT_POLICY: ShellEnvironmentPolicy = ShellEnvironmentPolicySchema.parse({});
+
+/** Names kept by `inherit = "core"`: login identity, search path, temp dirs, locale, terminal. */
+export const CORE_ENV_VARS: readonly string[] = [
+  'HOME',
+  'LOGNAME',
+  'PATH',
+  'SHELL',
+  'USER',
+  'USERNAME',
+  'TMPDIR',
+  'TEMP',
+  'TMP',
+  'LANG',
+  'LANGUAGE',
+  'TERM',
+];
+
+/** Globs of the default secret exclusion. */
+export const DEFAULT_EXCLUDE_PATTERNS: readonly string[] = ['*KEY*', '*SECRET*', '*TOKEN*'];
+
+/**
+ * Variables the exec tools set on top of the policy's result so output stays plain text for the
+ * model: no colours, no pager, a dumb terminal, UTF-8 (reference: `UNIFIED_EXEC_ENV`).
+ */
+export const EXEC_ENV_DEFAULTS: Readonly<Record<string, string>> = {
+  NO_COLOR: '1',
+  TERM: 'dumb',
+  LANG: 'C.UTF-8',
+  LC_CTYPE: 'C.UTF-8',
+  LC_ALL: 'C.UTF-8',
+  COLORTERM: '',
+  PAGER: 'cat',
+  GIT_PAGER: 'cat',
+  GH_PAGER: 'cat',
+  CODEX_CI: '1',
+};
+
+/** Compiles a case-insensitive name glob (`*`, `?`, `[abc]`, `[!abc]`) to an anchored RegExp. */
+export function compileEnvPattern(glob: string): RegExp {
+  let source = '';
+  for (let i = 0; i < glob.length; i += 1) {
+    const ch = glob[i] as string;
+    if (ch === '*') source += '.*';
+    else if (ch === '?') source += '.';
+    else if (ch === '[') {
+      const close = glob.indexOf(']', i + 2);
+      if (close === -1) {
+        source += '\\[';
+        continue;
+      }
+      let body = glob.slice(i + 1, close);
+      const negated = body.startsWith('!') || body.startsWith('^');
+      if (negated) body = body.slice(1);
+      source += `[${negated ? '^' : ''}${body.replace(/[\\\]^]/g, '\\$&')}]`;
+      i = close;
+    } else source += ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  }
+  return new RegExp(`^${source}$`, 'i');
+}
+
+/** True when `name` matches any of `patterns`. */
+function matchesAny(name: string, patterns: readonly RegExp[]): boolean {
+  return patterns.some((pattern) => pattern.test(name));
+}
+
+/** True when `name` belongs to the core set (the listed names plus every `LC_*`). */
+function isCoreVar(name: string): boolean {
+  return CORE_ENV_VARS.includes(name) || name.startsWith('LC_');
+}
+
+/**
+ * Builds a child environment from `parentEnv` under `policy`. Steps, in order: inherit (all, core
+ * or none) → drop `*KEY*`/`*SECRET*`/`*TOKEN*` unless `ignore_default_excludes` → drop `exclude`
+ * matches → apply `set` → keep only `include_only` matches when that list is non-empty.
+ * Undefined values in `parentEnv` are skipped.
+ */
+export function buildChildEnv(
+  parentEnv: Readonly<Record<string, string | undefined>>,
+  policy: ShellEnvironmentPolicy = DEFAULT_SHELL_ENVIRONMENT_POLICY,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (policy.inherit !== 'none') {
+    for (const [name, value] of Object.entries(parentEnv)) {
+      if (value === undefined) continue;
+      if (policy.inherit === 'core' && !isCoreVar(name)) continue;
+      env[name] = value;
+    }
+  }
+  const drop = (patterns: readonly RegExp[]): void => {
+    for (const name of Object.keys(env)) if (matchesAny(name, patterns)) delete env[name];
+  };
+  if (!policy.ignore_default_excludes) drop(DEFAULT_EXCLUDE_PATTERNS.map(compileEnvPattern));
+  if (policy.exclude.length > 0) drop(policy.exclude.map(compileEnvPattern));
+  for (const [name, value] of Object.entries(policy.set)) env[name] = value;
+  if (policy.include_only.length > 0) {
+    const keep = policy.include_only.map(compileEnvPattern);
+    for (const name of Object.keys(env)) if (!matchesAny(name, keep)) delete env[name];
+  }
+  return env;
+}
+
+/** Returns `env` with {@link EXEC_ENV_DEFAULTS} laid over it (the defaults win). */
+export function withExecEnvDefaults(env: Readonly<Record<string, string>>): Record<string, string> {
+  return { ...env, ...EXEC_ENV_DEFAULTS };
+}

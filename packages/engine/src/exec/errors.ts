@@ -1,0 +1,45 @@
+/**
+ * Errors raised by the exec library: an unknown session id, a sandbox that cannot run, and a
+ * command that could not be spawned. Each carries a stable string `code`; none of them is a wire
+ * error, and the shell tools turn them into tool output for the model.
+ */
+
+/** Base class of exec errors; `code` is stable and safe to branch on. */
+export class ExecError extends Error {
+  /** Stable machine-readable code. */
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** `write()` named a session that does not exist (never started, finished and collected, or pruned). */
+export class UnknownSessionError extends ExecError {
+  /** The id that was asked for. */
+  readonly sessionId: number;
+
+  constructor(sessionId: number) {
+    super('unknown_session', `Unknown process session ID ${sessionId}: it never existed or has already exited and been collected`);
+    this.sessionId = sessionId;
+  }
+}
+
+/**
+ * A sandboxed command was requested but bubblewrap cannot run here. Deputy never falls back to
+ * running the command unsandboxed; the message says what failed and how to install bwrap.
+ */
+export class SandboxUnavailableError extends ExecError {
+  constructor(detail: string) {
+    super('sandbox_unavailable', `Sandbox unavailable: ${detail}. Install it with: apt-get install bubblewrap`);
+  }
+}
+
+/** The command could not be started at all (missing executable, bad cwd, empty argv). */
+export class ExecSpawnError extends ExecError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('spawn_failed', message, options);
+  }
+}

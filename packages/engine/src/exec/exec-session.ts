@@ -1,0 +1,268 @@
+/**
+ * ExecSessionManager: the per-thread table of commands started by `exec_command` and continued by
+ * `write_stdin` (reference: codex-rs/core/src/unified_exec/process_manager.rs). `start` wraps the
+ * argv in bwrap per the sandbox policy, spawns it in its own process group (on a PTY when asked),
+ * and waits until it exits or the yield time passes; a command still running gets a session id
+ * and keeps collecting output for the next `write`. The manager caps live sessions, kills process
+ * groups on abort, timeout, pruning and `killAll`, and never runs a sandboxed command without bwrap.
+ */
+import type { SandboxPolicy } from '@deputy/protocol';
+import { SandboxUnavailableError, UnknownSessionError } from './errors.js';
+import { ExecProcess } from './exec-process.js';
+import { APPROX_BYTES_PER_TOKEN, resolveMaxOutputTokens, truncateForModel } from './format.js';
+import type { OutputStream } from './process.js';
+import { checkSandboxAvailable } from './sandbox-probe.js';
+import { buildSandboxedArgv, isSandboxed } from './sandbox.js';
+
+/** Shortest wait of `start` and of a `write` that sends input. */
+export const MIN_YIELD_TIME_MS = 250;
+/** Longest wait of `start` and of a `write` that sends input. */
+export const MAX_YIELD_TIME_MS = 30_000;
+/** Shortest wait of an empty `write` (a pure poll), as in the reference. */
+export const MIN_EMPTY_YIELD_TIME_MS = 5_000;
+/** Longest wait of an empty `write` (reference: `background_terminal_max_timeout`). */
+export const MAX_EMPTY_YIELD_TIME_MS = 300_000;
+/** Live sessions kept per manager before the oldest is pruned. */
+export const MAX_EXEC_SESSIONS = 64;
+/** At most this many of the most recently used sessions are never pruned (an eighth of the cap). */
+const PROTECTED_RECENT_SESSIONS = 8;
+
+/** One `exec_command`: what to run, where, how, and for how long to wait. */
+export interface ExecStartRequest {
+  /** The command, e.g. from `shellArgv()`. Not yet wrapped in bwrap. */
+  argv: string[];
+  /** Absolute working directory. */
+  cwd: string;
+  /** The complete child environment (see `buildChildEnv`). */
+  env: Record<string, string>;
+  /** Run on a pseudo-terminal; stdout and stderr are then one stream. */
+  tty: boolean;
+  /** How the command is confined. */
+  sandbox: SandboxPolicy;
+  /** Aborting kills the command's process group, whenever it happens during the command's life. */
+  signal: AbortSignal;
+  /** How long to wait before returning a running session (clamped to 250 ms … 30 s). */
+  yieldTimeMs: number;
+  /** Output budget of this snapshot (default 10 000 tokens). */
+  maxOutputTokens?: number;
+  /** Live output as it arrives (for streaming deltas). */
+  onOutput?: (chunk: string, stream: OutputStream) => void;
+  /** Lifetime limit of the command; when it passes the process group is killed. */
+  timeoutMs?: number;
+}
+
+/** The state of a command after a `start` or `write`. */
+export interface ExecSnapshot {
+  /** Non-null while the command is still running; pass it to `write`. */
+  sessionId: number | null;
+  /** Exit code once exited normally; null while running or when killed by a signal. */
+  exitCode: number | null;
+  /** Name of the signal that killed the command, e.g. `SIGTERM`. */
+  signal: string | null;
+  /** Output since the previous snapshot, truncated to the output budget. */
+  output: string;
+  /** Approximate token count of that output before truncation. */
+  originalTokenCount: number;
+  /** Time this call waited. */
+  wallTimeMs: number;
+  /** The command was killed because the signal aborted. */
+  aborted: boolean;
+  /** The command was killed because `timeoutMs` passed. */
+  timedOut: boolean;
+  /** The command ran sandboxed, failed, and its output reads like a sandbox refusal. */
+  sandboxDenied: boolean;
+}
+
+/** Construction options; the defaults suit production. */
+export interface ExecSessionManagerOptions {
+  /** Explicit bwrap executable (skips the PATH search). */
+  bwrapPath?: string;
+  /** PATH searched for bwrap; default `process.env.PATH`. */
+  pathEnv?: string;
+  /** Live session cap; default {@link MAX_EXEC_SESSIONS}. */
+  maxSessions?: number;
+  /** Minimum wait of an empty poll; default {@link MIN_EMPTY_YIELD_TIME_MS}. */
+  minEmptyYieldTimeMs?: number;
+}
+
+/** Clamps `value` into [min, max]; a missing or invalid value becomes `min`. */
+function clamp(value: number, min: number, max: number): number {
+  if (!Number.isFinite(value)) return min;
+  return Math.min(max, Math.max(min, Math.floor(value)));
+}
+
+/** The per-thread table of running commands. */
+export class ExecSessionManager {
+  private readonly sessions = new Map<number, ExecProcess>();
+  private readonly pruned = new Set<Promise<void>>();
+  /** Processes whose `start` is still waiting out its yield time (not in `sessions` yet). */
+  private readonly starting = new Set<ExecProcess>();
+  private nextSessionId = 1000;
+
+  constructor(private readonly options: ExecSessionManagerOptions = {}) {}
+
+  /** Ids of the sessions currently held (running, or exited but not yet read). */
+  get sessionIds(): number[] {
+    return [...this.sessions.keys()];
+  }
+
+  /** The process group id and exit state of a held session, or undefined when it is not held. */
+  sessionInfo(sessionId: number): { pgid: number; hasExited: boolean } | undefined {
+    const proc = this.sessions.get(sessionId);
+    return proc === undefined ? undefined : { pgid: proc.pgid, hasExited: proc.hasExited };
+  }
+
+  /**
+   * Starts a command and waits until it exits or the yield time passes. Throws
+   * SandboxUnavailableError when the policy needs bwrap and bwrap cannot run, and ExecSpawnError
+   * when the command cannot start. An already aborted signal returns an aborted snapshot without
+   * spawning anything.
+   */
+  async start(request: ExecStartRequest): Promise<ExecSnapshot> {
+    const startedAt = performance.now();
+    if (request.signal.aborted) return abortedBeforeStart();
+    let argv = request.argv;
+    const sandboxed = isSandboxed(request.sandbox);
+    if (sandboxed) {
+      const availability = await checkSandboxAvailable({ bwrapPath: this.options.bwrapPath, pathEnv: this.options.pathEnv });
+      if (!availability.ok) throw new SandboxUnavailableError(availability.message);
+      argv = buildSandboxedArgv(argv, request.sandbox, {
+        cwd: request.cwd,
+        env: request.env,
+        bwrapPath: availability.bwrapPath,
+      });
+    }
+    const proc = await ExecProcess.start({
+      argv,
+      cwd: request.cwd,
+      env: request.env,
+      tty: request.tty,
+      isSandboxed: sandboxed,
+      signal: request.signal,
+      timeoutMs: request.timeoutMs,
+      onOutput: request.onOutput,
+    });
+    const yieldMs = clamp(request.yieldTimeMs, MIN_YIELD_TIME_MS, MAX_YIELD_TIME_MS);
+    this.starting.add(proc);
+    try {
+      await proc.waitForExit(Date.now() + yieldMs);
+      await proc.terminating;
+    } finally {
+      this.starting.delete(proc);
+    }
+    if (proc.hasExited) return this.finish(proc, startedAt, request.maxOutputTokens);
+    const sessionId = this.store(proc);
+    return this.snapshot(proc, sessionId, startedAt, request.maxOutputTokens);
+  }
+
+  /**
+   * Sends `chars` to a running session's stdin (empty: just poll) and waits like `start`: until
+   * the command exits or the yield time passes. An empty poll waits at least 5 s (unless the
+   * command exits first), as in the reference. Aborting `signal` only ends the wait early.
+   * Throws UnknownSessionError for an id that is not held.
+   */
+  async write(
+    sessionId: number,
+    chars: string,
+    yieldTimeMs: number,
+    maxOutputTokens?: number,
+    signal?: AbortSignal,
+  ): Promise<ExecSnapshot> {
+    const startedAt = performance.now();
+    const proc = this.sessions.get(sessionId);
+    if (proc === undefined) throw new UnknownSessionError(sessionId);
+    proc.write(chars);
+    const yieldMs =
+      chars === ''
+        ? clamp(yieldTimeMs, this.options.minEmptyYieldTimeMs ?? MIN_EMPTY_YIELD_TIME_MS, MAX_EMPTY_YIELD_TIME_MS)
+        : clamp(yieldTimeMs, MIN_YIELD_TIME_MS, MAX_YIELD_TIME_MS);
+    await proc.waitForExit(Date.now() + yieldMs, signal);
+    await proc.terminating;
+    if (proc.hasExited) {
+      if (this.sessions.get(sessionId) === proc) this.sessions.delete(sessionId);
+      return this.finish(proc, startedAt, maxOutputTokens);
+    }
+    return this.snapshot(proc, sessionId, startedAt, maxOutputTokens);
+  }
+
+  /**
+   * Kills the process group of every held session and of every command still inside `start`,
+   * and forgets the sessions (thread close). A `start` in progress returns its killed command.
+   */
+  async killAll(): Promise<void> {
+    const held = [...this.sessions.values()];
+    this.sessions.clear();
+    const starting = [...this.starting];
+    await Promise.all([...[...held, ...starting].map((proc) => proc.terminate('killed')), ...this.pruned]);
+    for (const proc of held) proc.dispose();
+  }
+
+  private store(proc: ExecProcess): number {
+    const max = this.options.maxSessions ?? MAX_EXEC_SESSIONS;
+    while (this.sessions.size >= max && this.pruneOne()) {
+      // pruneOne removed one entry; repeat until there is room.
+    }
+    const sessionId = this.nextSessionId;
+    this.nextSessionId += 1;
+    this.sessions.set(sessionId, proc);
+    return sessionId;
+  }
+
+  /**
+   * Drops one session: the least recently used exited one, else the least recently used running
+   * one (its process group is killed). The most recently used ones are spared.
+   */
+  private pruneOne(): boolean {
+    const max = this.options.maxSessions ?? MAX_EXEC_SESSIONS;
+    const spared = Math.min(PROTECTED_RECENT_SESSIONS, Math.floor(max / 8));
+    const byRecency = [...this.sessions.entries()].sort(([, a], [, b]) => b.lastUsed - a.lastUsed);
+    const candidates = byRecency.slice(spared).reverse();
+    const victim = candidates.find(([, proc]) => proc.hasExited) ?? candidates[0];
+    if (victim === undefined) return false;
+    const [id, proc] = victim;
+    this.sessions.delete(id);
+    const killed = proc.terminate('killed').finally(() => {
+      proc.dispose();
+      this.pruned.delete(killed);
+    });
+    this.pruned.add(killed);
+    return true;
+  }
+
+  /** The last snapshot of an exited command; its pipes are released afterwards. */
+  private finish(proc: ExecProcess, startedAt: number, maxOutputTokens?: number): ExecSnapshot {
+    const snapshot = this.snapshot(proc, null, startedAt, maxOutputTokens);
+    proc.dispose();
+    return snapshot;
+  }
+
+  private snapshot(proc: ExecProcess, sessionId: number | null, startedAt: number, maxOutputTokens?: number): ExecSnapshot {
+    const reading = proc.read();
+    return {
+      sessionId,
+      exitCode: reading.exit?.exitCode ?? null,
+      signal: reading.exit?.signal ?? null,
+      output: truncateForModel(reading.text, resolveMaxOutputTokens(maxOutputTokens)),
+      originalTokenCount: Math.ceil(reading.totalBytes / APPROX_BYTES_PER_TOKEN),
+      wallTimeMs: performance.now() - startedAt,
+      aborted: reading.aborted,
+      timedOut: reading.timedOut,
+      sandboxDenied: reading.sandboxDenied,
+    };
+  }
+}
+
+/** The snapshot of a command whose signal was aborted before it could start. */
+function abortedBeforeStart(): ExecSnapshot {
+  return {
+    sessionId: null,
+    exitCode: null,
+    signal: null,
+    output: '',
+    originalTokenCount: 0,
+    wallTimeMs: 0,
+    aborted: true,
+    timedOut: false,
+    sandboxDenied: false,
+  };
+}

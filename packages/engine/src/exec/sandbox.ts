@@ -1,0 +1,170 @@
+/**
+ * The Linux sandbox policy as bubblewrap arguments, and the same writable-roots rules for
+ * in-process writers. `read-only`: the whole filesystem is bound read-only, with a private /dev
+ * and /proc and new PID and network namespaces. `workspace-write`: the same, plus writable binds of
+ * the cwd, `writableRoots`, `$TMPDIR` and `/tmp`, with `.git`, `.deputy` and `.codex` at the top of
+ * each writable root bound read-only again. `danger-full-access`: no wrapping. Roots are resolved
+ * through symlinks (realpath) and roots that do not exist are skipped (reference:
+ * codex-rs/linux-sandbox/src/bwrap.rs). This module decides arguments only; it never runs bwrap.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { SandboxPolicy } from '@deputy/protocol';
+
+// The probe and the denial heuristic live in their own modules; they are re-exported here so the
+// sandbox's whole surface can be imported from one place.
+export { checkSandboxAvailable, findBwrap } from './sandbox-probe.js';
+export type { BwrapLocation, SandboxAvailability } from './sandbox-probe.js';
+export { hasSandboxDenialKeyword, looksLikeSandboxDenial, SANDBOX_DENIAL_KEYWORDS } from './denial.js';
+export type { DenialCheckInput } from './denial.js';
+
+/** Names kept read-only at the top of every writable root. */
+export const PROTECTED_DIR_NAMES: readonly string[] = ['.git', '.deputy', '.codex'];
+
+/** Where the policy is applied: the command's cwd and its environment (for `$TMPDIR`). */
+export interface SandboxContext {
+  /** Absolute working directory of the command; a writable root in workspace-write. */
+  cwd: string;
+  /** The child's environment; its `TMPDIR` is a writable root unless excluded. */
+  env: Readonly<Record<string, string | undefined>>;
+  /** The bwrap executable to put in argv[0]; default `bwrap`. */
+  bwrapPath?: string;
+}
+
+/** A writable root (realpath) and the read-only paths re-bound inside it. */
+export interface WritableRoot {
+  root: string;
+  readOnlySubpaths: string[];
+}
+
+/** True when the policy runs commands under bwrap. */
+export function isSandboxed(policy: SandboxPolicy): boolean {
+  return policy.type !== 'danger-full-access';
+}
+
+/** `realpath`, or null when the path does not exist or cannot be resolved. */
+function realpathOrNull(p: string): string | null {
+  try {
+    return fs.realpathSync.native(p);
+  } catch {
+    return null;
+  }
+}
+
+/** True when `child` is `parent` or lies below it (both absolute and normalized). */
+export function isWithin(child: string, parent: string): boolean {
+  if (child === parent) return true;
+  const rel = path.relative(parent, child);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+}
+
+/**
+ * The writable roots of a workspace-write policy: cwd, `writableRoots`, `$TMPDIR` (unless
+ * `excludeTmpdirEnvVar`) and `/tmp` (unless `excludeSlashTmp`), each resolved with realpath,
+ * missing ones skipped, duplicates removed. Each root lists the existing protected entries
+ * (`.git`, `.deputy`, `.codex`) directly inside it. Other policies have no writable roots.
+ */
+export function resolveWritableRoots(
+  policy: SandboxPolicy,
+  cwd: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): WritableRoot[] {
+  if (policy.type !== 'workspace-write') return [];
+  const candidates = [cwd, ...policy.writableRoots];
+  const tmpdir = env.TMPDIR;
+  if (!policy.excludeTmpdirEnvVar && tmpdir !== undefined && tmpdir !== '') candidates.push(tmpdir);
+  if (!policy.excludeSlashTmp) candidates.push('/tmp');
+
+  const seen = new Set<string>();
+  const roots: WritableRoot[] = [];
+  for (const candidate of candidates) {
+    const root = realpathOrNull(path.resolve(cwd, candidate));
+    if (root === null || seen.has(root)) continue;
+    seen.add(root);
+    const readOnlySubpaths: string[] = [];
+    for (const name of PROTECTED_DIR_NAMES) {
+      const entry = path.join(root, name);
+      // A protected entry that is a symlink is protected at its target, if the target is writable.
+      const resolved = realpathOrNull(entry);
+      if (resolved !== null) readOnlySubpaths.push(resolved);
+    }
+    roots.push({ root, readOnlySubpaths });
+  }
+  return roots;
+}
+
+/**
+ * The bwrap command line that runs `argv` under `policy`, or `argv` itself for
+ * danger-full-access. Layout: `--new-session --die-with-parent`, `--ro-bind / /`, `--dev /dev`,
+ * one `--bind R R` per writable root, one `--ro-bind P P` per protected path inside a writable
+ * root, `--unshare-pid`, `--unshare-net` unless the policy allows network, `--proc /proc`,
+ * `--chdir <cwd>`, `--`, then `argv`.
+ */
+export function buildSandboxedArgv(argv: readonly string[], policy: SandboxPolicy, context: SandboxContext): string[] {
+  if (policy.type === 'danger-full-access') return [...argv];
+  const args: string[] = [context.bwrapPath ?? 'bwrap', '--new-session', '--die-with-parent'];
+  args.push('--ro-bind', '/', '/', '--dev', '/dev');
+
+  const roots = resolveWritableRoots(policy, context.cwd, context.env);
+  for (const { root } of roots) args.push('--bind', root, root);
+  // Read-only re-binds come after every writable bind so they win over all of them.
+  const protectedPaths = new Set<string>();
+  for (const { readOnlySubpaths } of roots) {
+    for (const subpath of readOnlySubpaths) {
+      if (roots.some(({ root }) => isWithin(subpath, root))) protectedPaths.add(subpath);
+    }
+  }
+  for (const subpath of [...protectedPaths].sort()) args.push('--ro-bind', subpath, subpath);
+
+  args.push('--unshare-pid');
+  if (!policy.networkAccess) args.push('--unshare-net');
+  args.push('--proc', '/proc');
+  args.push('--chdir', realpathOrNull(context.cwd) ?? context.cwd);
+  args.push('--', ...argv);
+  return args;
+}
+
+/**
+ * Resolves `absPath` the way the kernel would for a write: realpath of its nearest existing
+ * ancestor, plus the components that do not exist yet.
+ */
+export function resolveForWrite(absPath: string): string {
+  let existing = path.resolve(absPath);
+  const rest: string[] = [];
+  for (;;) {
+    const real = realpathOrNull(existing);
+    if (real !== null) return path.join(real, ...rest);
+    const parent = path.dirname(existing);
+    if (parent === existing) return path.join(existing, ...rest);
+    rest.unshift(path.basename(existing));
+    existing = parent;
+  }
+}
+
+/**
+ * Whether an in-process writer (apply_patch) may write `absPath` under `policy`, by the same
+ * rules bwrap enforces: always under danger-full-access, never under read-only, and under
+ * workspace-write only inside a writable root and outside the `.git`, `.deputy` and `.codex` at
+ * the top of any root. Symlinks are followed (nearest existing ancestor, realpath).
+ */
+export function isWritablePath(
+  absPath: string,
+  policy: SandboxPolicy,
+  cwd: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): boolean {
+  if (policy.type === 'danger-full-access') return true;
+  if (policy.type === 'read-only') return false;
+  const target = resolveForWrite(path.resolve(cwd, absPath));
+  const roots = resolveWritableRoots(policy, cwd, env);
+  if (!roots.some(({ root }) => isWithin(target, root))) return false;
+  for (const { root, readOnlySubpaths } of roots) {
+    if (readOnlySubpaths.some((subpath) => isWithin(target, subpath))) return false;
+    // Also refuse creating a protected entry that does not exist yet (e.g. a new `.git`).
+    if (isWithin(target, root)) {
+      const first = path.relative(root, target).split(path.sep)[0];
+      if (first !== undefined && PROTECTED_DIR_NAMES.includes(first)) return false;
+    }
+  }
+  return true;
+}
