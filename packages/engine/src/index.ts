@@ -1,0 +1,31 @@
+/**
+ * @deputy/engine: the coding agent. Front doors use ThreadManager (threads, turns, events),
+ * EngineRuntime (config → model client, tools), the ApprovalPort they implement, and config
+ * loading. Internals stay private.
+ */
+export { fixedApprovals, type ApprovalOrigin, type ApprovalPort } from './approvals/approval-port.js';
+export { ConfigError } from './config/errors.js';
+export { loadConfig, type ResolvedConfig } from './config/load-config.js';
+export { resolveHome } from './config/home.js';
+export {
+  EngineError,
+  InvalidInputError,
+  NoActiveTurnError,
+  ThreadNotFoundError,
+  TurnInProgressError,
+  TurnMismatchError,
+} from './errors.js';
+export { EventStream } from './events/event-stream.js';
+export { describeModel, listProviderModels } from './model/catalog.js';
+export type { ModelClient, ModelRequest, ModelStreamEvent, ResponseItem, ToolSpec } from './model/types.js';
+export { DEPUTY_VERSION, EngineRuntime, type EngineRuntimeOptions } from './thread/runtime.js';
+export { sandboxModeOf, sandboxPolicyFromMode, type ThreadSettings, type TurnOverrides } from './thread/settings.js';
+export { Thread, type PendingApproval, type ThreadMeta, type TurnHandle, type TurnRecord } from './thread/thread.js';
+export {
+  ThreadManager,
+  type ForkOptions,
+  type ManagerEvent,
+  type StartThreadOptions,
+  type ThreadSnapshot,
+  type ThreadSummary,
+} from './thread/thread-manager.js';

@@ -24,7 +24,6 @@
  *
  * Every "ask" becomes "run" when the same command was approved for the session.
  */
-import path from 'node:path';
 import type { ApprovalPolicy, SandboxPolicy } from '@deputy/protocol';
 import { commandMightBeDangerous, isKnownSafeCommand } from './safe-commands.js';
 
@@ -121,7 +120,7 @@ export const PATCH_REJECTED_REASON = 'writing outside of the writable roots was 
 /** Facts about one patch the model wants to apply. */
 export interface PatchDecisionInput {
   approvalPolicy: ApprovalPolicy;
-  /** Every path the patch adds, changes, deletes or moves to is writable (see `arePathsWritable`). */
+  /** Every path the patch adds, changes, deletes or moves to is writable (see `isWritablePath` in exec/sandbox.ts). */
   allPathsWritable: boolean;
   /** Every path of the patch was approved for the session earlier in this thread. */
   isApprovedForSession: boolean;
@@ -140,45 +139,4 @@ export function decidePatch(input: PatchDecisionInput): 'apply' | 'ask' | 'rejec
   if (input.allPathsWritable) return 'apply';
   if (input.approvalPolicy === 'never') return 'reject';
   return askOrApply;
-}
-
-/** Where writable roots come from besides the policy itself. */
-export interface WritableContext {
-  /** The turn's working directory (always writable under workspace-write). */
-  cwd: string;
-  /** Environment for `TMPDIR`; defaults to `process.env`. */
-  env?: NodeJS.ProcessEnv;
-}
-
-/**
- * The absolute writable roots of a workspace-write policy: cwd, the configured roots, `/tmp`
- * and `$TMPDIR` unless excluded. Empty for read-only; `null` means "everything" (full access).
- */
-export function writableRoots(sandbox: SandboxPolicy, ctx: WritableContext): string[] | null {
-  if (sandbox.type === 'danger-full-access') return null;
-  if (sandbox.type === 'read-only') return [];
-  const roots = [ctx.cwd, ...sandbox.writableRoots].map((r) => path.resolve(ctx.cwd, r));
-  if (!sandbox.excludeSlashTmp) roots.push('/tmp');
-  const tmpdir = (ctx.env ?? process.env).TMPDIR;
-  if (!sandbox.excludeTmpdirEnvVar && tmpdir !== undefined && tmpdir !== '') roots.push(path.resolve(tmpdir));
-  return [...new Set(roots)];
-}
-
-/**
- * True when every path (absolute, or relative to cwd) lies inside a writable root and outside
- * that root's `.git`, which stays read-only. Danger-full-access makes every path writable.
- * Paths are normalized lexically; symlinks are not followed.
- */
-export function arePathsWritable(paths: readonly string[], sandbox: SandboxPolicy, ctx: WritableContext): boolean {
-  const roots = writableRoots(sandbox, ctx);
-  if (roots === null) return true;
-  return paths.every((p) => {
-    const abs = path.resolve(ctx.cwd, p);
-    return roots.some((root) => isInside(abs, root) && !isInside(abs, path.join(root, '.git')));
-  });
-}
-
-function isInside(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
 }

@@ -2,11 +2,9 @@
 import type { ApprovalPolicy, SandboxPolicy } from '@deputy/protocol';
 import { describe, expect, it } from 'vitest';
 import {
-  arePathsWritable,
   decideAfterSandboxFailure,
   decideExec,
   decidePatch,
-  writableRoots,
   type ExecDecision,
   type SandboxPermissions,
 } from '../../src/approvals/policy.js';
@@ -142,35 +140,5 @@ describe('decidePatch', () => {
     ['never', false, true, 'reject'],
   ] as const)('under %s (writable: %s, session-approved: %s) answers %s', (approvalPolicy, allPathsWritable, isApprovedForSession, expected) => {
     expect(decidePatch({ approvalPolicy, allPathsWritable, isApprovedForSession })).toBe(expected);
-  });
-});
-
-describe('arePathsWritable', () => {
-  const cwd = '/work/project';
-  const ww: SandboxPolicy = { type: 'workspace-write', writableRoots: ['/data/cache', 'out'], networkAccess: false, excludeTmpdirEnvVar: false, excludeSlashTmp: false };
-
-  it('accepts paths inside cwd, the writable roots, /tmp and $TMPDIR', () => {
-    const ctx = { cwd, env: { TMPDIR: '/var/tmp/me' } };
-    expect(arePathsWritable(['src/a.ts', '/work/project/b.ts', '/data/cache/x', 'out/y', '/tmp/z', '/var/tmp/me/q'], ww, ctx)).toBe(true);
-    expect(writableRoots(ww, ctx)).toEqual(['/work/project', '/data/cache', '/work/project/out', '/tmp', '/var/tmp/me']);
-  });
-
-  it('rejects paths outside the roots, escapes through .., and the .git directory', () => {
-    const ctx = { cwd, env: {} };
-    expect(arePathsWritable(['../other/a.ts'], ww, ctx)).toBe(false);
-    expect(arePathsWritable(['/etc/passwd'], ww, ctx)).toBe(false);
-    expect(arePathsWritable(['.git/config'], ww, ctx)).toBe(false);
-    expect(arePathsWritable(['src/../../escape'], ww, ctx)).toBe(false);
-    expect(arePathsWritable(['..foo/bar'], ww, ctx)).toBe(true);
-  });
-
-  it('drops /tmp and $TMPDIR when excluded', () => {
-    const strict: SandboxPolicy = { ...ww, excludeSlashTmp: true, excludeTmpdirEnvVar: true } as SandboxPolicy;
-    expect(arePathsWritable(['/tmp/z'], strict, { cwd, env: { TMPDIR: '/tmp' } })).toBe(false);
-  });
-
-  it('treats every path as writable under danger-full-access and none under read-only', () => {
-    expect(arePathsWritable(['/etc/passwd'], { type: 'danger-full-access' }, { cwd })).toBe(true);
-    expect(arePathsWritable(['a.txt'], { type: 'read-only', networkAccess: false }, { cwd })).toBe(false);
   });
 });

@@ -1,0 +1,112 @@
+/**
+ * Rebuilds a thread's state from its rollout lines: the model history (honouring compaction and
+ * rollback), the turns with their items, the name and token usage. A turn that never ended (the
+ * process died mid-turn) comes back as interrupted, and a tool call left without output gets an
+ * "aborted" output, so the history is valid for the next request.
+ */
+import type { ThreadItem, ThreadTokenUsage, TurnInfo } from '@deputy/protocol';
+import type { ResponseItem } from '../model/types.js';
+import type { RolloutFact } from './rollout-sink.js';
+import type { TurnRecord } from './thread.js';
+
+/** The state recovered from a rollout. */
+export interface ReplayedThread {
+  history: ResponseItem[];
+  historyTurnIds: (string | null)[];
+  turns: TurnRecord[];
+  name: string | null;
+  usage: ThreadTokenUsage | null;
+  /** Facts to append so the rollout reflects the repair (interrupted turns, aborted calls). */
+  repairs: RolloutFact[];
+  /** The last turn's cwd and model, if any turn ran. */
+  lastCwd: string | null;
+  lastModel: string | null;
+}
+
+/** Replays rollout lines (after `session_meta`) into thread state. */
+export function replayRollout(lines: readonly { type: string; payload: Record<string, unknown> }[], nowMs = Date.now()): ReplayedThread {
+  const state: ReplayedThread = { history: [], historyTurnIds: [], turns: [], name: null, usage: null, repairs: [], lastCwd: null, lastModel: null };
+  for (const line of lines) {
+    const p = line.payload;
+    switch (line.type) {
+      case 'turn_started':
+        state.turns.push({
+          info: { id: p.turnId as string, status: 'inProgress', error: null, startedAtMs: p.startedAtMs as number, completedAtMs: null, lastAgentMessage: null },
+          items: [],
+        });
+        state.lastCwd = p.cwd as string;
+        state.lastModel = p.model as string;
+        break;
+      case 'response_item':
+        state.history.push(p.item as unknown as ResponseItem);
+        state.historyTurnIds.push((p.turnId as string | null) ?? null);
+        break;
+      case 'item':
+        state.turns.find((t) => t.info.id === p.turnId)?.items.push(p.item as ThreadItem);
+        break;
+      case 'token_usage':
+        state.usage = p.usage as ThreadTokenUsage;
+        break;
+      case 'turn_ended': {
+        const turn = p.turn as TurnInfo;
+        const record = state.turns.find((t) => t.info.id === turn.id);
+        if (record) record.info = turn;
+        break;
+      }
+      case 'compacted':
+        state.history.length = 0;
+        state.historyTurnIds.length = 0;
+        break;
+      case 'thread_name':
+        state.name = (p.name as string | null) ?? null;
+        break;
+      case 'rollback':
+        rollback(state, p.numTurns as number);
+        break;
+      default:
+        break;
+    }
+  }
+  repairUnfinished(state, nowMs);
+  return state;
+}
+
+/** Drops the last `numTurns` turns from the turns and the history. */
+export function rollback(state: Pick<ReplayedThread, 'turns' | 'history' | 'historyTurnIds'>, numTurns: number): void {
+  const dropped = new Set(state.turns.splice(Math.max(0, state.turns.length - numTurns)).map((t) => t.info.id));
+  for (let i = state.history.length - 1; i >= 0; i--) {
+    const turnId = state.historyTurnIds[i];
+    if (turnId && dropped.has(turnId)) {
+      state.history.splice(i, 1);
+      state.historyTurnIds.splice(i, 1);
+    }
+  }
+}
+
+function repairUnfinished(state: ReplayedThread, nowMs: number): void {
+  const answered = new Set<string>();
+  for (const item of state.history) {
+    if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') answered.add(item.call_id);
+  }
+  state.history.forEach((item, index) => {
+    if ((item.type === 'function_call' || item.type === 'custom_tool_call') && !answered.has(item.call_id)) {
+      const output: ResponseItem = {
+        type: item.type === 'function_call' ? 'function_call_output' : 'custom_tool_call_output',
+        call_id: item.call_id,
+        output: 'aborted: the process running this call stopped before it finished',
+      };
+      const turnId = state.historyTurnIds[index] ?? null;
+      state.repairs.push({ type: 'response_item', payload: { turnId, item: output as unknown as Record<string, unknown> } });
+    }
+  });
+  for (const fact of state.repairs) {
+    state.history.push(fact.payload.item as unknown as ResponseItem);
+    state.historyTurnIds.push((fact.payload.turnId as string | null) ?? null);
+  }
+  for (const turn of state.turns) {
+    if (turn.info.status !== 'inProgress') continue;
+    const lastAgent = [...turn.items].reverse().find((i) => i.type === 'agentMessage');
+    turn.info = { ...turn.info, status: 'interrupted', completedAtMs: nowMs, lastAgentMessage: lastAgent?.type === 'agentMessage' ? lastAgent.text : null };
+    state.repairs.push({ type: 'turn_ended', payload: { turn: turn.info } });
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * Thread settings: what a turn runs with (cwd, model, policies, instructions). A thread has
+ * defaults; a turn may override them, and, as in Codex, overrides become the thread's defaults.
+ */
+import { resolve } from 'node:path';
+import type { ApprovalPolicy, ReasoningEffort, ReasoningSummary, SandboxMode, SandboxPolicy } from '@deputy/protocol';
+
+/** The settings a turn runs with. */
+export interface ThreadSettings {
+  cwd: string;
+  model: string;
+  reasoningEffort: ReasoningEffort | null;
+  reasoningSummary: ReasoningSummary | null;
+  approvalPolicy: ApprovalPolicy;
+  sandboxPolicy: SandboxPolicy;
+  /** Replaces Deputy's base instructions when set. */
+  baseInstructions: string | null;
+  /** Extra developer instructions sent with every request. */
+  developerInstructions: string | null;
+  /** Prompt used to summarise history when compacting. */
+  compactPrompt: string | null;
+}
+
+/** Per-turn overrides (all optional). */
+export interface TurnOverrides {
+  cwd?: string;
+  model?: string;
+  reasoningEffort?: ReasoningEffort | null;
+  reasoningSummary?: ReasoningSummary | null;
+  approvalPolicy?: ApprovalPolicy;
+  sandboxPolicy?: SandboxPolicy;
+  /** JSON Schema the final answer must follow; this turn only. */
+  outputSchema?: Record<string, unknown> | null;
+}
+
+/** Extra writable-root settings used to expand a sandbox mode into a policy. */
+export interface WorkspaceWriteOptions {
+  writableRoots?: string[];
+  networkAccess?: boolean;
+  excludeTmpdirEnvVar?: boolean;
+  excludeSlashTmp?: boolean;
+}
+
+/** Expands a sandbox mode (config, CLI, MCP argument) into a full policy. */
+export function sandboxPolicyFromMode(mode: SandboxMode, options: WorkspaceWriteOptions = {}): SandboxPolicy {
+  switch (mode) {
+    case 'danger-full-access':
+      return { type: 'danger-full-access' };
+    case 'read-only':
+      return { type: 'read-only', networkAccess: false };
+    case 'workspace-write':
+      return {
+        type: 'workspace-write',
+        writableRoots: options.writableRoots ?? [],
+        networkAccess: options.networkAccess ?? false,
+        excludeTmpdirEnvVar: options.excludeTmpdirEnvVar ?? false,
+        excludeSlashTmp: options.excludeSlashTmp ?? false,
+      };
+  }
+}
+
+/** The mode a policy was made from. */
+export function sandboxModeOf(policy: SandboxPolicy): SandboxMode {
+  return policy.type;
+}
+
+/** Applies overrides to settings (returns a new object). */
+export function applyTurnOverrides(settings: ThreadSettings, overrides: TurnOverrides): ThreadSettings {
+  const next = { ...settings };
+  if (overrides.cwd !== undefined) next.cwd = resolve(overrides.cwd);
+  if (overrides.model !== undefined) next.model = overrides.model;
+  if (overrides.reasoningEffort !== undefined) next.reasoningEffort = overrides.reasoningEffort;
+  if (overrides.reasoningSummary !== undefined) next.reasoningSummary = overrides.reasoningSummary;
+  if (overrides.approvalPolicy !== undefined) next.approvalPolicy = overrides.approvalPolicy;
+  if (overrides.sandboxPolicy !== undefined) next.sandboxPolicy = overrides.sandboxPolicy;
+  return next;
+}

@@ -1,0 +1,363 @@
+/**
+ * ThreadManager: the engine's front object. It creates, resumes, forks, reads, lists, archives
+ * and names threads; it owns the loaded threads, the rollout files and the SQLite index, and
+ * builds each thread's collaborators (model client, tools, approval port). Front doors call it
+ * and subscribe to its lifecycle events; it knows nothing about any wire.
+ */
+import { v7 as uuidv7 } from 'uuid';
+import type { EngineEvent } from '@deputy/protocol';
+import type { ApprovalPort } from '../approvals/approval-port.js';
+import { ThreadNotFoundError, InvalidInputError } from '../errors.js';
+import { EventStream } from '../events/event-stream.js';
+import { rolloutLine, type RolloutLine } from '../persistence/rollout-line.js';
+import { readRollout } from '../persistence/rollout-reader.js';
+import { findRolloutPath, moveFromArchive, moveToArchive, RolloutWriter } from '../persistence/rollout-store.js';
+import { ThreadIndex, type ThreadListParams } from '../persistence/thread-index.js';
+import type { EngineRuntime } from './runtime.js';
+import { previewOf } from '../persistence/rollout-summary.js';
+import { replayRollout } from './replay.js';
+import type { RolloutSink } from './rollout-sink.js';
+import { applyTurnOverrides, sandboxModeOf, type ThreadSettings, type TurnOverrides } from './settings.js';
+import { Thread, type ThreadMeta, type TurnRecord } from './thread.js';
+
+/** Lifecycle events of the manager (thread-level, for broadcasts). */
+export type ManagerEvent =
+  | { type: 'thread.started'; thread: Thread }
+  | { type: 'thread.archived'; threadId: string }
+  | { type: 'thread.unarchived'; threadId: string }
+  | { type: 'thread.named'; threadId: string; name: string | null }
+  | { type: 'thread.closed'; threadId: string }
+  /** Every event of every loaded thread, for front doors that route by thread. */
+  | { type: 'thread.event'; event: EngineEvent };
+
+/** A thread as listed. Times are Unix milliseconds. */
+export interface ThreadSummary {
+  id: string;
+  createdAtMs: number;
+  updatedAtMs: number;
+  cwd: string;
+  model: string;
+  modelProvider: string;
+  source: string;
+  preview: string;
+  name: string | null;
+  archived: boolean;
+  path: string;
+  forkedFromId: string | null;
+}
+
+/** A thread read in full. */
+export interface ThreadSnapshot {
+  summary: ThreadSummary;
+  turns: TurnRecord[];
+  settings: ThreadSettings;
+}
+
+/** Options to start a thread; unset fields come from the config. */
+export type StartThreadOptions = TurnOverrides & {
+  baseInstructions?: string | null;
+  developerInstructions?: string | null;
+  compactPrompt?: string | null;
+  /** Who created it (`exec`, `mcp`, `vscode`, …); defaults to the manager's source. */
+  source?: string;
+};
+
+/** Options of `fork`. */
+export interface ForkOptions extends StartThreadOptions {
+  /** Keep turns up to and including this one; default: all turns. */
+  upToTurnId?: string;
+}
+
+/** Creates and tracks threads. */
+export class ThreadManager {
+  readonly events = new EventStream<ManagerEvent>();
+  readonly #loaded = new Map<string, Thread>();
+  readonly #loading = new Map<string, Promise<Thread>>();
+
+  private constructor(
+    readonly runtime: EngineRuntime,
+    readonly index: ThreadIndex,
+  ) {}
+
+  /** Opens the store (rebuilding or reconciling the index as needed). */
+  static async open(runtime: EngineRuntime): Promise<ThreadManager> {
+    const index = await ThreadIndex.open(runtime.home);
+    await index.reconcile(runtime.home);
+    return new ThreadManager(runtime, index);
+  }
+
+  /** The approval port threads use unless one is given. */
+  get approvals(): ApprovalPort {
+    return this.runtime.approvals;
+  }
+
+  /** Starts a new thread; it is listed, readable and resumable at once. */
+  async start(options: StartThreadOptions = {}): Promise<Thread> {
+    const settings = this.runtime.defaultSettings(options);
+    const meta: ThreadMeta = {
+      id: uuidv7(),
+      createdAtMs: Date.now(),
+      modelProvider: this.runtime.providerId,
+      source: options.source ?? this.runtime.source,
+      forkedFromId: null,
+      cliVersion: this.runtime.version,
+    };
+    const thread = this.#create(meta, settings, []);
+    this.events.emit({ type: 'thread.started', thread });
+    return thread;
+  }
+
+  /** Returns the loaded thread, or loads it from its rollout. Overrides apply to later turns. */
+  async resume(threadId: string, overrides: TurnOverrides = {}): Promise<Thread> {
+    const loaded = this.#loaded.get(threadId);
+    if (loaded) {
+      // Only the given overrides change; instructions and the rest stay the thread's own.
+      if (Object.keys(overrides).length > 0) loaded.settings = applyTurnOverrides(loaded.settings, overrides);
+      return loaded;
+    }
+    let pending = this.#loading.get(threadId);
+    if (!pending) {
+      pending = this.#load(threadId, overrides).finally(() => this.#loading.delete(threadId));
+      this.#loading.set(threadId, pending);
+    }
+    return pending;
+  }
+
+  /** Copies a thread (up to a turn) into a new thread. */
+  async fork(threadId: string, options: ForkOptions = {}): Promise<Thread> {
+    const path = await this.#pathOf(threadId);
+    const { meta, lines } = await readRollout(path);
+    let kept = lines.filter((l) => l.type !== 'session_meta');
+    if (options.upToTurnId) {
+      const turnIds = kept.filter((l) => l.type === 'turn_started').map((l) => (l.payload as { turnId: string }).turnId);
+      const at = turnIds.indexOf(options.upToTurnId);
+      if (at < 0) throw new InvalidInputError(`turn ${options.upToTurnId} not found in thread ${threadId}`);
+      const next = turnIds[at + 1];
+      if (next) kept = kept.slice(0, kept.findIndex((l) => l.type === 'turn_started' && (l.payload as { turnId: string }).turnId === next));
+    }
+    const settings = this.runtime.defaultSettings({ cwd: meta.cwd, model: meta.model, ...options });
+    const newMeta: ThreadMeta = {
+      id: uuidv7(),
+      createdAtMs: Date.now(),
+      modelProvider: meta.modelProvider,
+      source: options.source ?? this.runtime.source,
+      forkedFromId: threadId,
+      cliVersion: this.runtime.version,
+    };
+    const thread = this.#create(newMeta, settings, kept);
+    this.events.emit({ type: 'thread.started', thread });
+    return thread;
+  }
+
+  /** Reads a thread (loaded or not) with its turns and items. */
+  async read(threadId: string): Promise<ThreadSnapshot> {
+    const loaded = this.#loaded.get(threadId);
+    if (loaded) return { summary: this.#summaryOf(loaded), turns: loaded.turns, settings: loaded.settings };
+    const path = await this.#pathOf(threadId);
+    const { meta, lines } = await readRollout(path);
+    const replayed = replayRollout(lines);
+    const row = this.index.get(threadId);
+    const settings = this.runtime.defaultSettings({ cwd: replayed.lastCwd ?? meta.cwd, model: replayed.lastModel ?? meta.model, approvalPolicy: meta.approvalPolicy });
+    return {
+      summary: {
+        id: meta.id,
+        createdAtMs: meta.createdAtMs,
+        updatedAtMs: row?.updatedAtMs ?? meta.createdAtMs,
+        cwd: meta.cwd,
+        model: meta.model,
+        modelProvider: meta.modelProvider,
+        source: meta.source,
+        preview: row?.preview ?? '',
+        name: replayed.name,
+        archived: row?.archived ?? false,
+        path,
+        forkedFromId: meta.forkedFromId,
+      },
+      turns: replayed.turns,
+      settings,
+    };
+  }
+
+  /** Lists threads, newest first, with keyset pagination. */
+  list(params: ThreadListParams): { threads: ThreadSummary[]; nextCursor: string | null } {
+    const page = this.index.list(params);
+    return { threads: page.rows.map((row) => ({ ...row })), nextCursor: page.nextCursor };
+  }
+
+  /** Sets (or clears) a thread's name. */
+  async setName(threadId: string, name: string | null): Promise<void> {
+    const thread = await this.resume(threadId);
+    thread.name = name;
+    thread.deps.rollout.append({ type: 'thread_name', payload: { name } });
+    this.index.setName(threadId, name);
+    this.events.emit({ type: 'thread.named', threadId, name });
+  }
+
+  /** Drops the last `numTurns` turns of an idle thread. */
+  async rollback(threadId: string, numTurns: number): Promise<Thread> {
+    const thread = await this.resume(threadId);
+    if (thread.activeTurnId) throw new InvalidInputError('cannot roll back while a turn is running');
+    if (!Number.isInteger(numTurns) || numTurns < 1) throw new InvalidInputError('numTurns must be a positive integer');
+    thread.deps.rollout.append({ type: 'rollback', payload: { numTurns } });
+    const { rollback } = await import('./replay.js');
+    rollback(thread, numTurns);
+    thread.contextKey = null;
+    return thread;
+  }
+
+  /** Archives a thread: it is unloaded, its rollout moves to the archive, the index follows. */
+  async archive(threadId: string): Promise<void> {
+    const path = await this.#pathOf(threadId);
+    await this.unload(threadId);
+    await moveToArchive(this.runtime.home, path, this.index);
+    this.events.emit({ type: 'thread.archived', threadId });
+  }
+
+  /** Brings an archived thread back (unloading it first, so nothing keeps its archived path). */
+  async unarchive(threadId: string): Promise<ThreadSummary> {
+    const path = await this.#pathOf(threadId);
+    await this.unload(threadId);
+    await moveFromArchive(this.runtime.home, path, this.index);
+    this.events.emit({ type: 'thread.unarchived', threadId });
+    return (await this.read(threadId)).summary;
+  }
+
+  /** A loaded thread, if any. */
+  get(threadId: string): Thread | undefined {
+    return this.#loaded.get(threadId);
+  }
+
+  /** All loaded threads. */
+  loaded(): Thread[] {
+    return [...this.#loaded.values()];
+  }
+
+  /** Closes a loaded thread (interrupting its turn) and forgets it. */
+  async unload(threadId: string): Promise<void> {
+    const thread = this.#loaded.get(threadId);
+    if (!thread) return;
+    this.#loaded.delete(threadId);
+    await thread.close();
+    this.events.emit({ type: 'thread.closed', threadId });
+  }
+
+  /** Closes every thread and the index. */
+  async close(): Promise<void> {
+    await Promise.all([...this.#loaded.keys()].map((id) => this.unload(id)));
+    this.index.close();
+  }
+
+  async #pathOf(threadId: string): Promise<string> {
+    const loaded = this.#loaded.get(threadId);
+    if (loaded?.path) return loaded.path;
+    const path = await findRolloutPath(this.runtime.home, threadId, this.index);
+    if (!path) throw new ThreadNotFoundError(threadId);
+    return path;
+  }
+
+  async #load(threadId: string, overrides: TurnOverrides): Promise<Thread> {
+    const path = await this.#pathOf(threadId);
+    const { meta, lines } = await readRollout(path);
+    const replayed = replayRollout(lines);
+    const settings = this.runtime.defaultSettings({
+      cwd: replayed.lastCwd ?? meta.cwd,
+      model: replayed.lastModel ?? meta.model,
+      approvalPolicy: meta.approvalPolicy,
+      baseInstructions: meta.baseInstructions,
+      developerInstructions: meta.developerInstructions,
+      ...overrides,
+    });
+    const writer = RolloutWriter.openForAppend(path);
+    const thread = this.#attach(
+      { id: meta.id, createdAtMs: meta.createdAtMs, modelProvider: meta.modelProvider, source: meta.source, forkedFromId: meta.forkedFromId, cliVersion: meta.cliVersion },
+      settings,
+      writer,
+    );
+    thread.history.push(...replayed.history);
+    thread.historyTurnIds.push(...replayed.historyTurnIds);
+    thread.turns.push(...replayed.turns);
+    thread.name = replayed.name;
+    thread.usage = replayed.usage;
+    const row = this.index.get(threadId);
+    thread.preview = row?.preview ?? '';
+    thread.updatedAtMs = row?.updatedAtMs ?? meta.createdAtMs;
+    for (const fact of replayed.repairs) thread.deps.rollout.append(fact);
+    return thread;
+  }
+
+  #create(meta: ThreadMeta, settings: ThreadSettings, copied: RolloutLine[]): Thread {
+    const writer = RolloutWriter.create(this.runtime.home, {
+      id: meta.id,
+      createdAtMs: meta.createdAtMs,
+      cwd: settings.cwd,
+      model: settings.model,
+      modelProvider: meta.modelProvider,
+      source: meta.source,
+      forkedFromId: meta.forkedFromId,
+      cliVersion: meta.cliVersion,
+      approvalPolicy: settings.approvalPolicy,
+      sandboxMode: sandboxModeOf(settings.sandboxPolicy),
+      reasoningEffort: settings.reasoningEffort,
+      baseInstructions: settings.baseInstructions,
+      developerInstructions: settings.developerInstructions,
+    });
+    for (const line of copied) writer.append(line);
+    const thread = this.#attach(meta, settings, writer);
+    if (copied.length > 0) {
+      const replayed = replayRollout(copied);
+      thread.history.push(...replayed.history);
+      thread.historyTurnIds.push(...replayed.historyTurnIds);
+      thread.turns.push(...replayed.turns);
+      thread.name = replayed.name;
+      thread.usage = replayed.usage;
+      for (const fact of replayed.repairs) thread.deps.rollout.append(fact);
+    }
+    const firstUser = thread.turns.flatMap((t) => t.items).find((i) => i.type === 'userMessage');
+    this.index.upsert({ ...this.#summaryOf(thread), preview: firstUser ? previewOf(firstUser) : '' });
+    return thread;
+  }
+
+  #attach(meta: ThreadMeta, settings: ThreadSettings, writer: RolloutWriter): Thread {
+    const sink: RolloutSink = {
+      path: writer.path,
+      append: (fact) => writer.append(rolloutLine(fact.type as never, fact.payload as never)),
+    };
+    const services = this.runtime.createThreadServices();
+    const thread: Thread = new Thread(meta, settings, {
+      modelClient: this.runtime.modelClient,
+      wire: this.runtime.wire,
+      describeModel: (model) => this.runtime.describeModel(model),
+      approvals: this.runtime.approvals,
+      rollout: sink,
+      tools: services.tools,
+      projectDocMaxBytes: this.runtime.projectDocMaxBytes,
+      autoCompactTokenLimit: this.runtime.autoCompactTokenLimit,
+      onActivity: (t) => this.index.touch(t.id, t.updatedAtMs, t.preview || undefined),
+      onClose: () => {
+        services.close();
+        writer.close();
+      },
+    });
+    thread.events.subscribe((event) => this.events.emit({ type: 'thread.event', event }));
+    this.#loaded.set(meta.id, thread);
+    return thread;
+  }
+
+  #summaryOf(thread: Thread): ThreadSummary {
+    return {
+      id: thread.id,
+      createdAtMs: thread.meta.createdAtMs,
+      updatedAtMs: thread.updatedAtMs,
+      cwd: thread.settings.cwd,
+      model: thread.settings.model,
+      modelProvider: thread.meta.modelProvider,
+      source: thread.meta.source,
+      preview: thread.preview,
+      name: thread.name,
+      archived: this.index.get(thread.id)?.archived ?? false,
+      path: thread.path ?? '',
+      forkedFromId: thread.meta.forkedFromId,
+    };
+  }
+}
+

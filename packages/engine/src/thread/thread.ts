@@ -1,0 +1,304 @@
+/**
+ * Thread: one persisted conversation. It owns the history sent to the model, the turns and items
+ * shown to users, token usage, the event stream and the single active turn. Every event is
+ * stamped with ids and a monotonic seq, and its fact is appended to the rollout before the event
+ * is published. The turn loop itself lives in turn-runner.ts.
+ */
+import { v7 as uuidv7 } from 'uuid';
+import type {
+  ApprovalRequest,
+  EngineEvent,
+  EngineEventBody,
+  ReviewDecision,
+  ThreadItem,
+  ThreadTokenUsage,
+  TurnInfo,
+  UserInput,
+} from '@deputy/protocol';
+import type { ApprovalPort } from '../approvals/approval-port.js';
+import { NoActiveTurnError, TurnInProgressError, TurnMismatchError, InvalidInputError } from '../errors.js';
+import { EventStream } from '../events/event-stream.js';
+import type { ModelClient, ResponseItem } from '../model/types.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import { previewOf } from '../persistence/rollout-summary.js';
+import type { RolloutSink } from './rollout-sink.js';
+import { applyTurnOverrides, type ThreadSettings, type TurnOverrides } from './settings.js';
+import { runTurn } from './turn-runner.js';
+
+/** What the model runs on, as the catalogue describes it. */
+export interface ModelInfo {
+  contextWindow: number | null;
+  supportsReasoning: boolean;
+  supportsReasoningSummaries: boolean;
+  known: boolean;
+}
+
+/** Collaborators a thread needs; the ThreadManager provides them. */
+export interface ThreadDeps {
+  modelClient: ModelClient;
+  wire: 'responses' | 'chat';
+  describeModel(model: string): ModelInfo;
+  approvals: ApprovalPort;
+  rollout: RolloutSink;
+  tools: ToolRegistry;
+  projectDocMaxBytes: number;
+  autoCompactTokenLimit: number | null;
+  /** Called after each persisted change that the index cares about. */
+  onActivity(thread: Thread): void;
+  /** Called when the thread is closed (kills background processes). */
+  onClose?(): void;
+}
+
+/** Static facts about a thread. */
+export interface ThreadMeta {
+  id: string;
+  createdAtMs: number;
+  modelProvider: string;
+  source: string;
+  forkedFromId: string | null;
+  cliVersion: string;
+}
+
+/** A turn as the thread keeps it: its info and its completed items. */
+export interface TurnRecord {
+  info: TurnInfo;
+  items: ThreadItem[];
+}
+
+/** A pending approval, for status views. */
+export interface PendingApproval {
+  approvalId: string;
+  turnId: string;
+  request: ApprovalRequest;
+}
+
+/** A running turn's handle. */
+export interface TurnHandle {
+  turnId: string;
+  /** Resolves with the final turn info (completed, interrupted or failed); never rejects. */
+  done: Promise<TurnInfo>;
+}
+
+/** The mutable state of the active turn, shared with the turn runner. */
+export interface ActiveTurn {
+  id: string;
+  settings: ThreadSettings;
+  outputSchema: Record<string, unknown> | null;
+  controller: AbortController;
+  steerQueue: UserInput[][];
+  startedAtMs: number;
+  /** Per-turn scratch space for tools (e.g. the aggregate diff tracker). */
+  toolState: Map<string, unknown>;
+}
+
+/** One conversation. */
+export class Thread {
+  readonly events = new EventStream<EngineEvent>();
+  readonly history: ResponseItem[] = [];
+  /** The turn each history item belongs to (null for items before any turn), parallel to `history`. */
+  readonly historyTurnIds: (string | null)[] = [];
+  readonly turns: TurnRecord[] = [];
+  name: string | null = null;
+  preview = '';
+  usage: ThreadTokenUsage | null = null;
+  /** True after a compaction until the next request reports fresh usage. */
+  usageIsStale = false;
+  updatedAtMs: number;
+  /** Settings of the context last given to the model; a change re-sends the context. */
+  contextKey: string | null = null;
+  readonly pendingApprovals = new Map<string, PendingApproval>();
+  #seq = 0;
+  #active: ActiveTurn | null = null;
+  #closed = false;
+
+  constructor(
+    readonly meta: ThreadMeta,
+    public settings: ThreadSettings,
+    readonly deps: ThreadDeps,
+  ) {
+    this.updatedAtMs = meta.createdAtMs;
+  }
+
+  get id(): string {
+    return this.meta.id;
+  }
+
+  /** Absolute rollout path (null for an in-memory thread). */
+  get path(): string | null {
+    return this.deps.rollout.path;
+  }
+
+  /** The running turn's id, or null. */
+  get activeTurnId(): string | null {
+    return this.#active?.id ?? null;
+  }
+
+  /** The running turn's state (for the runner). */
+  get activeTurn(): ActiveTurn | null {
+    return this.#active;
+  }
+
+  get isClosed(): boolean {
+    return this.#closed;
+  }
+
+  /**
+   * Starts a turn with `input`. Throws TurnInProgressError when a turn is running (steer is the
+   * way to add input then). Overrides become the thread's defaults, as in Codex.
+   */
+  startTurn(input: UserInput[], overrides: TurnOverrides = {}): TurnHandle {
+    if (this.#closed) throw new InvalidInputError(`thread ${this.id} is closed; resume it to start a turn`);
+    if (this.#active) throw new TurnInProgressError(this.id, this.#active.id);
+    if (input.length === 0) throw new InvalidInputError('input must not be empty');
+    this.settings = applyTurnOverrides(this.settings, overrides);
+    const turn: ActiveTurn = {
+      id: uuidv7(),
+      settings: this.settings,
+      outputSchema: overrides.outputSchema ?? null,
+      controller: new AbortController(),
+      steerQueue: [],
+      startedAtMs: Date.now(),
+      toolState: new Map(),
+    };
+    this.#active = turn;
+    const done = runTurn(this, turn, input).finally(() => {
+      if (this.#active === turn) this.#active = null;
+    });
+    return { turnId: turn.id, done };
+  }
+
+  /** Queues input for the running turn; it joins at the next model request. */
+  steer(input: UserInput[], expectedTurnId?: string): string {
+    const turn = this.#active;
+    if (!turn) throw new NoActiveTurnError();
+    if (expectedTurnId !== undefined && expectedTurnId !== turn.id) throw new TurnMismatchError(expectedTurnId, turn.id);
+    if (input.length === 0) throw new InvalidInputError('input must not be empty');
+    turn.steerQueue.push(input);
+    return turn.id;
+  }
+
+  /**
+   * Interrupts the running turn (model stream, commands, pending approvals). Returns the turn's
+   * final info once it has ended, or null when no turn was running.
+   */
+  async interrupt(expectedTurnId?: string): Promise<TurnInfo | null> {
+    const turn = this.#active;
+    if (!turn) return null;
+    if (expectedTurnId !== undefined && expectedTurnId !== turn.id) throw new TurnMismatchError(expectedTurnId, turn.id);
+    const ended = new Promise<TurnInfo>((resolve) => {
+      const off = this.events.subscribe((event) => {
+        if (event.type === 'turn.completed' && event.turnId === turn.id) {
+          off();
+          resolve(event.turn);
+        }
+      });
+    });
+    turn.controller.abort(new Error('interrupted'));
+    return ended;
+  }
+
+  /**
+   * Stamps, persists and publishes an event. Facts are on disk before listeners see them. The
+   * turn stops being active before `turn.completed` is published, so a listener may start the
+   * next turn at once, and steer input can no longer join a turn that has ended.
+   */
+  emit(turnId: string | null, body: EngineEventBody): EngineEvent {
+    const event = { ...body, threadId: this.id, turnId, seq: ++this.#seq } as EngineEvent;
+    this.#persist(event);
+    if (event.type === 'turn.completed' && this.#active?.id === event.turn.id) this.#active = null;
+    this.events.emit(event);
+    return event;
+  }
+
+  /** Appends an item to the model history (and the rollout), and publishes it raw. */
+  recordHistory(item: ResponseItem, turnId: string | null): void {
+    this.history.push(item);
+    this.historyTurnIds.push(turnId);
+    this.deps.rollout.append({ type: 'response_item', payload: { turnId, item: item as unknown as Record<string, unknown> } });
+    this.emit(turnId, { type: 'model.item', item: item as unknown as Record<string, unknown> });
+  }
+
+  /** Asks the approval port, emitting approval events; settles as `abort` when the turn aborts. */
+  async requestApproval(turnId: string, request: ApprovalRequest, signal: AbortSignal): Promise<ReviewDecision> {
+    const approvalId = uuidv7();
+    this.pendingApprovals.set(approvalId, { approvalId, turnId, request });
+    this.emit(turnId, { type: 'approval.requested', approvalId, request });
+    const origin = { threadId: this.id, turnId, approvalId };
+    let decision: ReviewDecision;
+    try {
+      const asked =
+        request.kind === 'exec'
+          ? this.deps.approvals.requestExec(request, origin, signal)
+          : this.deps.approvals.requestPatch(request, origin, signal);
+      decision = await raceAbort(asked, signal);
+    } catch {
+      decision = signal.aborted ? 'abort' : 'denied';
+    } finally {
+      this.pendingApprovals.delete(approvalId);
+    }
+    this.emit(turnId, { type: 'approval.resolved', approvalId, decision });
+    return decision;
+  }
+
+  /** Closes the thread: interrupts a running turn and releases its processes. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.interrupt();
+    this.deps.onClose?.();
+  }
+
+  #persist(event: EngineEvent): void {
+    const rollout = this.deps.rollout;
+    switch (event.type) {
+      case 'turn.started':
+        rollout.append({ type: 'turn_started', payload: { turnId: event.turn.id, startedAtMs: event.turn.startedAtMs, model: event.model, cwd: this.settings.cwd } });
+        this.turns.push({ info: event.turn, items: [] });
+        break;
+      case 'item.completed': {
+        rollout.append({ type: 'item', payload: { turnId: event.turnId, item: event.item, completedAtMs: event.atMs } });
+        this.turns.find((t) => t.info.id === event.turnId)?.items.push(event.item);
+        if (!this.preview && event.item.type === 'userMessage') this.preview = previewOf(event.item);
+        this.#touch();
+        break;
+      }
+      case 'tokenUsage.updated':
+        rollout.append({ type: 'token_usage', payload: { turnId: event.turnId, usage: event.usage } });
+        this.usage = event.usage;
+        this.usageIsStale = false;
+        break;
+      case 'turn.completed': {
+        rollout.append({ type: 'turn_ended', payload: { turn: event.turn } });
+        const record = this.turns.find((t) => t.info.id === event.turn.id);
+        if (record) record.info = event.turn;
+        this.#touch();
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  #touch(): void {
+    this.updatedAtMs = Date.now();
+    this.deps.onActivity(this);
+  }
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

@@ -1,0 +1,47 @@
+/**
+ * The tool registry of a turn: which tools the model is offered and how a call by name is
+ * dispatched. Unknown names and bad arguments become output for the model, never a crash.
+ */
+import type { ToolSpec } from '../model/types.js';
+import { FatalToolError, ToolError, type ToolContext, type ToolDefinition, type ToolOutput } from './types.js';
+
+/** A set of tools addressed by name. */
+export class ToolRegistry {
+  readonly #tools = new Map<string, ToolDefinition<unknown>>();
+
+  constructor(tools: ToolDefinition<never>[] = []) {
+    for (const tool of tools) this.add(tool);
+  }
+
+  /** Adds (or replaces) a tool. */
+  add<T>(tool: ToolDefinition<T>): void {
+    this.#tools.set(tool.name, tool as unknown as ToolDefinition<unknown>);
+  }
+
+  /** Whether a tool of that name exists. */
+  has(name: string): boolean {
+    return this.#tools.has(name);
+  }
+
+  /** The specs offered to the model for a wire. */
+  specs(wire: 'responses' | 'chat'): ToolSpec[] {
+    return [...this.#tools.values()].map((tool) => tool.spec(wire));
+  }
+
+  /**
+   * Runs one call. ToolErrors and unknown tools become failed output for the model; a
+   * FatalToolError or an abort propagates and ends the turn.
+   */
+  async dispatch(name: string, raw: string, ctx: ToolContext): Promise<ToolOutput> {
+    const tool = this.#tools.get(name);
+    if (!tool) return { output: `unsupported call: ${name}`, success: false };
+    try {
+      const args = tool.parse(raw);
+      return await tool.handle(args, ctx);
+    } catch (error) {
+      if (error instanceof ToolError) return { output: error.respondToModel, success: false };
+      if (error instanceof FatalToolError || ctx.signal.aborted) throw error;
+      return { output: `tool ${name} failed: ${(error as Error).message}`, success: false };
+    }
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * The tool contract: how a tool is declared, what it receives when it runs, and what it returns
+ * to the model. Tools never throw for ordinary failures: a failure is output for the model
+ * (`ToolError`); only `FatalToolError` ends the turn.
+ */
+import type { ApprovalPolicy, ApprovalRequest, EngineEventBody, ReviewDecision, SandboxPolicy } from '@deputy/protocol';
+import type { ToolSpec } from '../model/types.js';
+
+/** What a tool call returns to the model. */
+export interface ToolOutput {
+  /** The text the model reads (`function_call_output.output`). */
+  output: string;
+  /** False when the call failed; the model still gets `output`. */
+  success: boolean;
+  /** Images (data URLs) to attach to the next model request, after this output. */
+  images?: string[];
+}
+
+/** Services shared by the tools of one thread. Kept abstract so tools stay testable. */
+export interface ToolServices {
+  [name: string]: unknown;
+}
+
+/** Everything a running tool may use. */
+export interface ToolContext {
+  readonly signal: AbortSignal;
+  readonly threadId: string;
+  readonly turnId: string;
+  readonly callId: string;
+  readonly cwd: string;
+  readonly sandbox: SandboxPolicy;
+  readonly approvalPolicy: ApprovalPolicy;
+  /** Per-turn scratch space shared by the tools of one turn (e.g. the aggregate diff). */
+  readonly toolState: Map<string, unknown>;
+  /** Publishes an event of this turn (the thread stamps ids and seq, and persists facts first). */
+  emit(event: EngineEventBody): void;
+  /** Asks the front door for a decision (through the thread's ApprovalPort), emitting the events. */
+  requestApproval(request: ApprovalRequest): Promise<ReviewDecision>;
+}
+
+/** A declared tool. `TArgs` is the parsed argument type. */
+export interface ToolDefinition<TArgs = unknown> {
+  readonly name: string;
+  /** The spec offered to the model for the given wire. */
+  spec(wire: 'responses' | 'chat'): ToolSpec;
+  /** Parses the raw call payload (JSON arguments or freeform input); throws ToolError on bad input. */
+  parse(raw: string): TArgs;
+  /** Runs the call. */
+  handle(args: TArgs, ctx: ToolContext): Promise<ToolOutput>;
+}
+
+/** A failure the model should read and can recover from. */
+export class ToolError extends Error {
+  constructor(readonly respondToModel: string) {
+    super(respondToModel);
+    this.name = 'ToolError';
+  }
+}
+
+/** A failure that ends the turn (the user aborted an approval). */
+export class FatalToolError extends Error {
+  constructor(
+    message: string,
+    readonly reason: 'aborted' | 'internal',
+  ) {
+    super(message);
+    this.name = 'FatalToolError';
+  }
+}

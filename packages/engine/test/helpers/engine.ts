@@ -1,0 +1,101 @@
+/**
+ * Test harness: a real engine (config from a temp home, real rollouts and index) talking to the
+ * real scripted model server through the real openai SDK.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ApprovalPolicy, EngineEvent, ReviewDecision, SandboxMode } from '@deputy/protocol';
+import { makeTempHome, startScriptedModelServer, type ScriptedModelServer, type TempHome } from '@deputy/test-support';
+import type { ApprovalPort } from '../../src/approvals/approval-port.js';
+import { loadConfig } from '../../src/config/load-config.js';
+import { EngineRuntime } from '../../src/thread/runtime.js';
+import { ThreadManager } from '../../src/thread/thread-manager.js';
+import type { Thread } from '../../src/thread/thread.js';
+
+/** A running test engine. */
+export interface TestEngine {
+  server: ScriptedModelServer;
+  temp: TempHome;
+  manager: ThreadManager;
+  runtime: EngineRuntime;
+  approvals: RecordingApprovals;
+  close(): Promise<void>;
+}
+
+/** An ApprovalPort that records requests and answers from a queue (default `approved`). */
+export class RecordingApprovals implements ApprovalPort {
+  readonly requests: { kind: string; request: unknown }[] = [];
+  readonly answers: ReviewDecision[] = [];
+  fallback: ReviewDecision = 'approved';
+  async requestExec(request: Parameters<ApprovalPort['requestExec']>[0]): Promise<ReviewDecision> {
+    this.requests.push({ kind: 'exec', request });
+    return this.answers.shift() ?? this.fallback;
+  }
+  async requestPatch(request: Parameters<ApprovalPort['requestPatch']>[0]): Promise<ReviewDecision> {
+    this.requests.push({ kind: 'patch', request });
+    return this.answers.shift() ?? this.fallback;
+  }
+}
+
+/** Options of the test engine. */
+export interface TestEngineOptions {
+  approvalPolicy?: ApprovalPolicy;
+  sandbox?: SandboxMode;
+  wire?: 'responses' | 'chat';
+  extraToml?: string;
+  server?: ScriptedModelServer;
+  temp?: TempHome;
+}
+
+/** Starts a scripted server, writes a config pointing at it, and opens a ThreadManager. */
+export async function startTestEngine(options: TestEngineOptions = {}): Promise<TestEngine> {
+  const server = options.server ?? (await startScriptedModelServer());
+  const temp = options.temp ?? (await makeTempHome());
+  const toml = [
+    'model = "gpt-5.2-codex"',
+    'model_provider = "mock"',
+    `approval_policy = "${options.approvalPolicy ?? 'never'}"`,
+    `sandbox_mode = "${options.sandbox ?? 'danger-full-access'}"`,
+    options.extraToml ?? '',
+    '[model_providers.mock]',
+    'name = "Mock"',
+    `base_url = "${server.url}"`,
+    `wire_api = "${options.wire ?? 'responses'}"`,
+    'request_max_retries = 2',
+    'stream_max_retries = 2',
+    'stream_idle_timeout_ms = 5000',
+  ].join('\n');
+  await writeFile(join(temp.home, 'config.toml'), toml);
+  const config = await loadConfig({ home: temp.home, cwd: temp.cwd, overrides: [], env: {}, profile: undefined });
+  const approvals = new RecordingApprovals();
+  const runtime = await EngineRuntime.create({ config, approvals, source: 'exec' });
+  const manager = await ThreadManager.open(runtime);
+  return {
+    server,
+    temp,
+    manager,
+    runtime,
+    approvals,
+    close: async () => {
+      await manager.close();
+      if (!options.server) await server.close();
+      if (!options.temp) await temp.cleanup();
+    },
+  };
+}
+
+/** Collects a thread's events from now on. */
+export function collect(thread: Thread): EngineEvent[] {
+  const events: EngineEvent[] = [];
+  thread.events.subscribe((e) => events.push(e));
+  return events;
+}
+
+/** Waits until `predicate` holds, polling every 10 ms, failing after `timeoutMs`. */
+export async function waitFor(predicate: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
