@@ -3,16 +3,16 @@
  * command that could not be spawned. Each carries a stable string `code`; none of them is a wire
  * error, and the shell tools turn them into tool output for the model.
  */
+import { EngineError } from '../errors.js';
 
 /** Base class of exec errors; `code` is stable and safe to branch on. */
-export class ExecError extends Error {
-  /** Stable machine-readable code. */
-  readonly code: string;
-
+export class ExecError extends EngineError {
   constructor(code: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = new.target.name;
-    this.code = code;
+    super(code, message);
+    // EngineError takes no options; keep the underlying error for diagnostics.
+    if (options?.cause !== undefined) {
+      Object.defineProperty(this, 'cause', { value: options.cause, configurable: true, writable: true });
+    }
   }
 }
 

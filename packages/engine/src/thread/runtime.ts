@@ -11,7 +11,7 @@ import { SessionApprovals } from '../approvals/session-approvals.js';
 import type { ResolvedConfig } from '../config/load-config.js';
 import { ConfigError } from '../config/errors.js';
 import { resolveProvider } from '../config/resolve-config.js';
-import { buildChildEnv, ShellEnvironmentPolicySchema } from '../exec/env.js';
+import { buildChildEnv, ShellEnvironmentPolicySchema, withExecEnvDefaults } from '../exec/env.js';
 import { ExecSessionManager } from '../exec/exec-session.js';
 import { describeModel } from '../model/catalog.js';
 import { createModelClient, type ProviderConnection } from '../model/provider.js';
@@ -124,7 +124,7 @@ export class EngineRuntime {
       sessions,
       sessionApprovals: new SessionApprovals(),
       rules: this.rules,
-      childEnv: () => buildChildEnv(process.env, this.#envPolicy),
+      childEnv: () => withExecEnvDefaults(buildChildEnv(process.env, this.#envPolicy)),
     };
     const tools = new ToolRegistry([
       execCommandTool(services),

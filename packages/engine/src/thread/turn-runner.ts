@@ -35,7 +35,7 @@ export async function runTurn(thread: Thread, turn: ActiveTurn, input: UserInput
     model,
     modelContextWindow: thread.deps.describeModel(model).contextWindow,
   });
-  const state = { lastAgentMessage: null as string | null, openCalls: new Map<string, number>() };
+  const state: TurnState = { lastAgentMessage: null, openCalls: new Map(), openItems: new Map(), ended: false };
   let final: TurnInfo;
   let compactedForOverflow = false;
   try {
@@ -64,6 +64,7 @@ export async function runTurn(thread: Thread, turn: ActiveTurn, input: UserInput
     final = info('completed', null, state.lastAgentMessage);
   } catch (error) {
     closeOpenCalls(thread, turn, state.openCalls);
+    closeOpenItems(thread, turn, state);
     if (signal.aborted || (error instanceof FatalToolError && error.reason === 'aborted')) {
       final = info('interrupted', null, state.lastAgentMessage);
     } else {
@@ -72,8 +73,29 @@ export async function runTurn(thread: Thread, turn: ActiveTurn, input: UserInput
       final = info('failed', turnError, state.lastAgentMessage);
     }
   }
+  // A tool still winding down after an abort must not publish into a finished turn.
+  state.ended = true;
   thread.emit(turn.id, { type: 'turn.completed', turn: final });
   return final;
+}
+
+/** What the loop tracks while a turn runs. */
+interface TurnState {
+  lastAgentMessage: string | null;
+  /** Tool calls recorded without an output yet, with their start time. */
+  openCalls: Map<string, number>;
+  /** Tool items started but not completed (so an abort can complete them before the turn ends). */
+  openItems: Map<string, ThreadItem>;
+  ended: boolean;
+}
+
+/** Completes tool items an abort cut off, so every item completes before the turn does. */
+function closeOpenItems(thread: Thread, turn: ActiveTurn, state: TurnState): void {
+  for (const item of state.openItems.values()) {
+    const closed: ThreadItem = item.type === 'commandExecution' || item.type === 'fileChange' || item.type === 'mcpToolCall' ? { ...item, status: 'failed' } : item;
+    thread.emit(turn.id, { type: 'item.completed', item: closed, atMs: Date.now() });
+  }
+  state.openItems.clear();
 }
 
 /** Sends the context messages when the thread has none yet, or when cwd or a policy changed. */
@@ -147,7 +169,7 @@ export function buildRequest(thread: Thread, turn: ActiveTurn, tools = true): Mo
  * Finished output items are held until the response completes: when the client retries a broken
  * stream, the failed attempt's partial items are dropped rather than recorded twice.
  */
-export async function sample(thread: Thread, turn: ActiveTurn, state: { lastAgentMessage: string | null; openCalls: Map<string, number> }): Promise<ToolCall[]> {
+export async function sample(thread: Thread, turn: ActiveTurn, state: TurnState): Promise<ToolCall[]> {
   const calls: ToolCall[] = [];
   const started = new Map<string, ThreadItem>();
   let done: ResponseItem[] = [];
@@ -197,7 +219,7 @@ function completeOutputItem(
   turn: ActiveTurn,
   item: ResponseItem,
   started: Map<string, ThreadItem>,
-  state: { lastAgentMessage: string | null; openCalls: Map<string, number> },
+  state: TurnState,
   calls: ToolCall[],
 ): void {
   const now = Date.now();
@@ -227,7 +249,7 @@ function completeOutputItem(
 }
 
 /** Runs one tool call and records its output for the model. */
-async function runToolCall(thread: Thread, turn: ActiveTurn, call: ToolCall, state: { openCalls: Map<string, number> }): Promise<void> {
+async function runToolCall(thread: Thread, turn: ActiveTurn, call: ToolCall, state: TurnState): Promise<void> {
   const ctx: ToolContext = {
     signal: turn.controller.signal,
     threadId: thread.id,
@@ -237,17 +259,35 @@ async function runToolCall(thread: Thread, turn: ActiveTurn, call: ToolCall, sta
     sandbox: turn.settings.sandboxPolicy,
     approvalPolicy: turn.settings.approvalPolicy,
     toolState: turn.toolState,
-    emit: (event) => thread.emit(turn.id, event),
+    emit: (event) => {
+      if (state.ended) return;
+      if (event.type === 'item.started') state.openItems.set(event.item.id, event.item);
+      if (event.type === 'item.completed') state.openItems.delete(event.item.id);
+      thread.emit(turn.id, event);
+    },
     requestApproval: (request) => thread.requestApproval(turn.id, request, turn.controller.signal),
   };
   const raw = call.type === 'function_call' ? call.arguments : call.input;
-  const result = await thread.deps.tools.dispatch(call.name, raw, ctx);
+  // An interrupt ends the turn at once; the tool's own clean-up (killing a process group) goes on
+  // in the background under the same aborted signal.
+  const running = thread.deps.tools.dispatch(call.name, raw, ctx);
+  running.catch(() => undefined);
+  const result = await untilAborted(running, turn.controller.signal);
   state.openCalls.delete(call.call_id);
   const outputType = call.type === 'function_call' ? 'function_call_output' : 'custom_tool_call_output';
   thread.recordHistory({ type: outputType, call_id: call.call_id, output: result.output }, turn.id);
   if (result.images?.length) {
     thread.recordHistory({ type: 'message', role: 'user', content: result.images.map((url) => ({ type: 'input_image' as const, image_url: url })) }, turn.id);
   }
+}
+
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /** Gives every call that got no output an "aborted" output, so the history stays valid. */
