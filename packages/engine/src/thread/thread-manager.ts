@@ -17,7 +17,7 @@ import type { EngineRuntime } from './runtime.js';
 import { previewOf } from '../persistence/rollout-summary.js';
 import { replayRollout } from './replay.js';
 import type { RolloutSink } from './rollout-sink.js';
-import { applyTurnOverrides, sandboxModeOf, type ThreadSettings, type TurnOverrides } from './settings.js';
+import { applyTurnOverrides, sandboxModeOf, sandboxPolicyFromMode, type ThreadSettings, type TurnOverrides } from './settings.js';
 import { Thread, type ThreadMeta, type TurnRecord } from './thread.js';
 
 /** Lifecycle events of the manager (thread-level, for broadcasts). */
@@ -263,6 +263,7 @@ export class ThreadManager {
       cwd: replayed.lastCwd ?? meta.cwd,
       model: replayed.lastModel ?? meta.model,
       approvalPolicy: meta.approvalPolicy,
+      sandboxPolicy: sandboxPolicyFromMode(meta.sandboxMode, this.runtime.config.sandboxWorkspaceWrite),
       baseInstructions: meta.baseInstructions,
       developerInstructions: meta.developerInstructions,
       ...overrides,
