@@ -8,8 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { functionCall, lastUserText, makeTempHome, startScriptedModelServer, text, toolNames, type RecordedRequest } from '@deputy/test-support';
 import { DEFAULT_COMPACT_PROMPT } from '../../src/thread/base-instructions.js';
 import { SUMMARY_PREFIX } from '../../src/thread/compaction.js';
-import { collect } from '../helpers/engine.js';
-import { ofType, readRolloutLines, requestText, startEngineWithTopLevel, unansweredCalls } from './support.js';
+import { collect, startTestEngine } from '../helpers/engine.js';
+import { ofType, readRolloutLines, requestText, unansweredCalls } from './support.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -21,7 +21,7 @@ async function setup(topLevelToml: string) {
   const temp = await makeTempHome();
   cleanups.push(() => server.close(), () => temp.cleanup());
   const open = async () => {
-    const engine = await startEngineWithTopLevel({ server, temp, topLevelToml });
+    const engine = await startTestEngine({ server, temp, extraToml: topLevelToml });
     cleanups.push(() => engine.close());
     return engine;
   };

@@ -9,7 +9,6 @@ import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inputItems, text, type RecordedRequest } from '@deputy/test-support';
 import { startTestEngine, type TestEngine } from '../helpers/engine.js';
-import { startEngineWithTopLevel } from './support.js';
 
 let engine: TestEngine | null = null;
 afterEach(async () => {
@@ -52,7 +51,7 @@ describe('the first request', () => {
   });
 
   it('caps the project docs at project_doc_max_bytes', async () => {
-    engine = await startEngineWithTopLevel({ topLevelToml: 'project_doc_max_bytes = 14' });
+    engine = await startTestEngine({ extraToml: 'project_doc_max_bytes = 14' });
     const cwd = await makeRepo(engine.temp.cwd);
     engine.server.enqueue({ output: [text('ok')] });
     const thread = await engine.manager.start({ cwd });

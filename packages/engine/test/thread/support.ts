@@ -1,16 +1,11 @@
 /**
  * Shared helpers of the thread tests: reading a rollout file as raw JSONL lines, finding events,
  * checking that a recorded model request is valid (every tool call answered), and probing
- * whether a process group still exists, and an engine whose config has top-level extra keys.
+ * whether a process group still exists.
  */
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import type { EngineEvent } from '@deputy/protocol';
-import { functionCalls, functionOutputs, makeTempHome, startScriptedModelServer, type RecordedRequest } from '@deputy/test-support';
-import { loadConfig } from '../../src/config/load-config.js';
-import { EngineRuntime } from '../../src/thread/runtime.js';
-import { ThreadManager } from '../../src/thread/thread-manager.js';
-import { RecordingApprovals, type TestEngine, type TestEngineOptions } from '../helpers/engine.js';
+import { functionCalls, functionOutputs, type RecordedRequest } from '@deputy/test-support';
 
 /** One raw rollout line. */
 export interface RawLine {
@@ -68,52 +63,4 @@ export function killGroupQuietly(pgid: number): void {
 /** All the text of a Responses request's input items, joined (for "contains" checks). */
 export function requestText(request: RecordedRequest): string {
   return JSON.stringify(request.body.input ?? request.body.messages ?? []);
-}
-
-/** Options of {@link startEngineWithTopLevel}. */
-export interface TopLevelEngineOptions extends TestEngineOptions {
-  /** TOML lines placed before any table, so top-level keys (`compact_prompt`, …) apply. */
-  topLevelToml?: string;
-}
-
-/**
- * Like `startTestEngine`, but with config lines at the top level. (The shared helper appends its
- * `extraToml` after the `[model_providers.mock]` table, where top-level keys would land in that
- * table.)
- */
-export async function startEngineWithTopLevel(options: TopLevelEngineOptions): Promise<TestEngine> {
-  const server = options.server ?? (await startScriptedModelServer());
-  const temp = options.temp ?? (await makeTempHome());
-  const toml = [
-    'model = "gpt-5.2-codex"',
-    'model_provider = "mock"',
-    `approval_policy = "${options.approvalPolicy ?? 'never'}"`,
-    `sandbox_mode = "${options.sandbox ?? 'danger-full-access'}"`,
-    options.topLevelToml ?? '',
-    '[model_providers.mock]',
-    'name = "Mock"',
-    `base_url = "${server.url}"`,
-    `wire_api = "${options.wire ?? 'responses'}"`,
-    'request_max_retries = 2',
-    'stream_max_retries = 2',
-    'stream_idle_timeout_ms = 5000',
-    options.extraToml ?? '',
-  ].join('\n');
-  await writeFile(join(temp.home, 'config.toml'), toml);
-  const config = await loadConfig({ home: temp.home, cwd: temp.cwd, overrides: [], env: {}, profile: undefined });
-  const approvals = new RecordingApprovals();
-  const runtime = await EngineRuntime.create({ config, approvals, source: 'exec' });
-  const manager = await ThreadManager.open(runtime);
-  return {
-    server,
-    temp,
-    manager,
-    runtime,
-    approvals,
-    close: async () => {
-      await manager.close();
-      if (!options.server) await server.close();
-      if (!options.temp) await temp.cleanup();
-    },
-  };
 }
