@@ -1,0 +1,150 @@
+/**
+ * McpApp: the state one server process shares across connections and protocol eras — the
+ * lazily loaded engine, the approval router, and the calls still running (a 2026-era call
+ * outlives the request round that started it). Also drives a call through its request rounds:
+ * a turn's result, its cancellation, or an input-required round for an approval. MCP wiring
+ * lives in server.ts; tool argument handling lives in tools/.
+ */
+import type { CallToolResult, InputRequiredResult, Tool } from '@modelcontextprotocol/server';
+import type { ReviewDecision } from '@deputy/protocol';
+import { ApprovalRouter, decisionFromResponse, parseDecision } from './elicitation-approvals.js';
+import { EngineHost } from './engine-host.js';
+import type { Logger } from './log.js';
+import { DEFAULT_SETTINGS, type McpServerSettings } from './settings.js';
+import type { RequestBinding, TurnCall } from './turn-call.js';
+
+/** What the app needs from the command line and environment. */
+export interface AppOptions {
+  overrides: string[];
+  profile: string | undefined;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  log: Logger;
+}
+
+/** State of one paused input-required round, minted into `requestState`. */
+export interface RoundState {
+  call: string;
+  approval: string;
+}
+
+/** A `tools/call` request as the tools see it. */
+export interface ToolRequest {
+  binding: RequestBinding;
+  /** The verified `requestState` of a 2026-era retry, if any. */
+  roundState: RoundState | undefined;
+  /** The client's answers of a 2026-era retry. */
+  inputResponses: Record<string, unknown> | undefined;
+  /** Seals round state for an input-required result. */
+  mintState(state: RoundState): Promise<string>;
+  /** Builds the input-required result that asks the client for an approval. */
+  askApproval(message: string, requestState: string): InputRequiredResult;
+}
+
+/** What a tool handler returns. */
+export type ToolResult = CallToolResult | InputRequiredResult;
+
+/** One tool: its `tools/list` entry and its handler (`args` is undefined when the call had none). */
+export interface ToolEntry {
+  definition: Tool;
+  handle(args: Record<string, unknown> | undefined, request: ToolRequest): Promise<ToolResult>;
+}
+
+/** An `isError` result with one text block (and structured content when given). */
+export function errorResult(text: string, structuredContent?: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text }], ...(structuredContent ? { structuredContent } : {}), isError: true };
+}
+
+/** The process-wide state. */
+export class McpApp {
+  readonly approvals = new ApprovalRouter();
+  readonly #calls = new Map<string, TurnCall>();
+  #host: Promise<EngineHost> | null = null;
+  #settings: McpServerSettings = DEFAULT_SETTINGS;
+  #closed = false;
+
+  constructor(readonly options: AppOptions) {}
+
+  get log(): Logger {
+    return this.options.log;
+  }
+
+  /** The engine, loaded on first use. Rejects with the config error when the config is invalid. */
+  host(): Promise<EngineHost> {
+    if (!this.#host) {
+      this.#host = EngineHost.open({ ...this.options, approvals: this.approvals });
+      // A failed load is retried on the next request (the user may have fixed config.toml).
+      this.#host.then(
+        (host) => (this.#settings = host.settings),
+        () => (this.#host = null),
+      );
+    }
+    return this.#host;
+  }
+
+  /** The settings, or the defaults when the configuration cannot be loaded. */
+  async settings(): Promise<McpServerSettings> {
+    try {
+      return (await this.host()).settings;
+    } catch {
+      return DEFAULT_SETTINGS;
+    }
+  }
+
+  /** Registers a started call and drives its first round. */
+  async run(call: TurnCall, request: ToolRequest): Promise<ToolResult> {
+    this.#calls.set(call.id, call);
+    return this.#drive(call, request);
+  }
+
+  /** Continues a paused call with the client's answer (2026-era retry). */
+  async resume(request: ToolRequest): Promise<ToolResult> {
+    const state = request.roundState as RoundState;
+    const call = this.#calls.get(state.call);
+    if (!call) return errorResult('This approval is no longer pending: its turn ended or the approval timed out.');
+    const decision = roundDecision(request.inputResponses?.approval);
+    call.attach(request.binding);
+    call.resolveApproval(state.approval, decision);
+    return this.#drive(call, request);
+  }
+
+  /** The running call of a thread, if any. */
+  callOf(threadId: string): TurnCall | undefined {
+    return [...this.#calls.values()].find((call) => call.thread.id === threadId && !call.isDone);
+  }
+
+  /** Called by every call when its turn ends. */
+  onCallFinished(call: TurnCall): void {
+    if (!call.isUnclaimed) return;
+    // Nobody is attached: keep the result for a late retry until its state would have expired.
+    setTimeout(() => this.#calls.delete(call.id), this.#settings.approval_timeout_seconds * 1000).unref();
+  }
+
+  /** Closes the engine (interrupting running turns). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const call of this.#calls.values()) call.abandon();
+    const host = await this.#host?.catch(() => null);
+    await host?.close();
+  }
+
+  async #drive(call: TurnCall, request: ToolRequest): Promise<ToolResult> {
+    const outcome = await call.next();
+    if (outcome.kind === 'approval') {
+      return request.askApproval(outcome.message, await request.mintState({ call: call.id, approval: outcome.approvalId }));
+    }
+    this.#calls.delete(call.id);
+    // A cancelled request gets no response: the SDK drops whatever is returned for it.
+    if (outcome.kind === 'cancelled') return errorResult('Turn interrupted');
+    return outcome.result;
+  }
+}
+
+/** The decision in a 2026-era elicitation answer (`decision` in the content counts too). */
+export function roundDecision(answer: unknown): ReviewDecision {
+  if (typeof answer !== 'object' || answer === null) return 'denied';
+  const content = (answer as { content?: unknown }).content;
+  const fromContent = typeof content === 'object' && content !== null ? parseDecision((content as { decision?: unknown }).decision) : null;
+  return fromContent ?? decisionFromResponse(answer);
+}

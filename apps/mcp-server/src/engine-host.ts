@@ -1,0 +1,191 @@
+/**
+ * EngineHost: the engine as the MCP server uses it, loaded on first need (the engine and the
+ * openai SDK are imported lazily so start-up stays lean). It owns the resolved config, the
+ * `[mcp_server]` settings, the offline demo model when that is the provider, and one
+ * ThreadManager per model provider a call asks for (a `codex` call's `profile`/`config` may
+ * point at another provider). It does not know about MCP requests.
+ */
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { ApprovalPort, ResolvedConfig, StartThreadOptions, Thread, ThreadManager } from '@deputy/engine';
+import type { CodexArgs } from './tools/arguments.js';
+import type { Logger } from './log.js';
+import { parseSettings, type McpServerSettings } from './settings.js';
+
+type Engine = typeof import('@deputy/engine');
+
+/** How the server was started (command line and environment). */
+export interface HostOptions {
+  /** `-c key=value` overrides, in order. */
+  overrides: string[];
+  profile: string | undefined;
+  env: NodeJS.ProcessEnv;
+  /** The server's working directory (relative `cwd` arguments resolve against it). */
+  cwd: string;
+  approvals: ApprovalPort;
+  log: Logger;
+}
+
+/** A thread about to be created, or the error text of a failed `codex` call. */
+export type ThreadStart = { ok: true; thread: Thread; config: ResolvedConfig } | { ok: false; message: string };
+
+interface ManagerSlot {
+  fingerprint: string;
+  manager: Promise<ThreadManager>;
+}
+
+/** The loaded engine with its configuration. */
+export class EngineHost {
+  readonly #managers: ManagerSlot[] = [];
+  #demo: Promise<{ url: string; close(): Promise<void> }> | null = null;
+
+  private constructor(
+    readonly engine: Engine,
+    readonly config: ResolvedConfig,
+    readonly settings: McpServerSettings,
+    private readonly options: HostOptions,
+  ) {}
+
+  /** Imports the engine and resolves the configuration. Throws ConfigError / SettingsError. */
+  static async open(options: HostOptions): Promise<EngineHost> {
+    const engine = await import('@deputy/engine');
+    const config = await engine.loadConfig({
+      home: engine.resolveHome(options.env),
+      cwd: options.cwd,
+      overrides: options.overrides,
+      profile: options.profile,
+      env: options.env,
+    });
+    for (const warning of config.warnings) options.log.warn(warning);
+    const settings = parseSettings(config.mcpServer, config.configPath);
+    return new EngineHost(engine, config, settings, options);
+  }
+
+  /** The manager of the server's own configuration. */
+  defaultManager(): Promise<ThreadManager> {
+    return this.#managerFor(this.config);
+  }
+
+  /**
+   * Creates the thread of a `codex` call: per-call profile and config on top of the server's,
+   * then the explicit arguments. Failures come back as the exact `isError` text.
+   */
+  async startThread(args: CodexArgs): Promise<ThreadStart> {
+    const cwd = path.resolve(this.options.cwd, args.cwd ?? '.');
+    if (args.cwd !== undefined && !(await isDirectory(cwd))) {
+      return { ok: false, message: `Failed to start the session: cwd \`${cwd}\` does not exist or is not a directory` };
+    }
+    let config: ResolvedConfig;
+    try {
+      config = await this.#configForCall(args, cwd);
+    } catch (error) {
+      return { ok: false, message: `Failed to load Codex configuration from overrides: ${(error as Error).message}` };
+    }
+    const { sandboxPolicyFromMode } = this.engine;
+    const options: StartThreadOptions = {
+      cwd,
+      model: args.model ?? config.model,
+      reasoningEffort: config.reasoningEffort,
+      reasoningSummary: config.reasoningSummary,
+      approvalPolicy: args.approvalPolicy ?? config.approvalPolicy,
+      sandboxPolicy: sandboxPolicyFromMode(args.sandbox ?? config.sandboxMode, config.sandboxWorkspaceWrite),
+      baseInstructions: args.baseInstructions ?? config.baseInstructions,
+      developerInstructions: args.developerInstructions ?? config.developerInstructions,
+      compactPrompt: args.compactPrompt ?? config.compactPrompt,
+      source: 'mcp',
+    };
+    try {
+      const manager = await this.#managerFor(config);
+      return { ok: true, thread: await manager.start(options), config };
+    } catch (error) {
+      return { ok: false, message: `Failed to start the session: ${(error as Error).message}` };
+    }
+  }
+
+  /** A loaded thread, or one resumed from its rollout. Throws the engine's ThreadNotFoundError. */
+  async findThread(threadId: string): Promise<Thread> {
+    return (await this.loadedThread(threadId)) ?? (await this.defaultManager()).resume(threadId);
+  }
+
+  /** The thread if it is loaded in any manager. */
+  async loadedThread(threadId: string): Promise<Thread | undefined> {
+    for (const slot of this.#managers) {
+      const loaded = (await slot.manager.catch(() => null))?.get(threadId);
+      if (loaded) return loaded;
+    }
+    return undefined;
+  }
+
+  /** Closes every thread, the indexes and the demo model. */
+  async close(): Promise<void> {
+    const managers = await Promise.allSettled(this.#managers.map((slot) => slot.manager));
+    await Promise.allSettled(managers.flatMap((m) => (m.status === 'fulfilled' ? [m.value.close()] : [])));
+    if (this.#demo) await (await this.#demo).close().catch(() => undefined);
+  }
+
+  async #configForCall(args: CodexArgs, cwd: string): Promise<ResolvedConfig> {
+    if (args.profile === undefined && args.config === undefined && args.cwd === undefined) return this.config;
+    if (args.profile !== undefined) {
+      const profiles = this.config.raw.profiles;
+      const known = typeof profiles === 'object' && profiles !== null && Object.hasOwn(profiles, args.profile);
+      if (!known) throw new Error(`config profile \`${args.profile}\` not found`);
+    }
+    const { engine } = this;
+    return engine.loadConfig({
+      home: this.config.home,
+      cwd,
+      overrides: [...this.options.overrides, ...configOverrides(args.config ?? {})],
+      profile: args.profile ?? this.options.profile,
+      env: this.options.env,
+    });
+  }
+
+  async #managerFor(config: ResolvedConfig): Promise<ThreadManager> {
+    const fingerprint = JSON.stringify([config.modelProviderId, config.provider]);
+    const existing = this.#managers.find((slot) => slot.fingerprint === fingerprint);
+    if (existing) return existing.manager;
+    const slot: ManagerSlot = { fingerprint, manager: this.#openManager(config) };
+    this.#managers.push(slot);
+    slot.manager.catch(() => this.#managers.splice(this.#managers.indexOf(slot), 1));
+    return slot.manager;
+  }
+
+  async #openManager(config: ResolvedConfig): Promise<ThreadManager> {
+    if (config.modelProviderId === 'demo') {
+      config.provider.baseUrl = (await this.#demoServer()).url;
+    }
+    const runtime = await this.engine.EngineRuntime.create({ config, approvals: this.options.approvals, source: 'mcp' });
+    return this.engine.ThreadManager.open(runtime);
+  }
+
+  #demoServer(): Promise<{ url: string; close(): Promise<void> }> {
+    this.#demo ??= import('@deputy/test-support').then((support) => support.startDemoModelServer());
+    return this.#demo;
+  }
+}
+
+/** Turns the `config` argument (dotted keys → JSON values) into `-c key=value` overrides. */
+export function configOverrides(config: Record<string, unknown>): string[] {
+  return Object.entries(config).map(([key, value]) => `${key}=${tomlValue(value, key)}`);
+}
+
+/** A JSON value as a TOML value (inline tables and arrays included). */
+export function tomlValue(value: unknown, key: string): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) return `[${value.map((v) => tomlValue(v, key)).join(', ')}]`;
+  if (typeof value === 'object' && value !== null) {
+    return `{ ${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)} = ${tomlValue(v, `${key}.${k}`)}`)
+      .join(', ')} }`;
+  }
+  throw new Error(`config.${key}: null is not a valid configuration value`);
+}
+
+async function isDirectory(p: string): Promise<boolean> {
+  try {
+    return (await stat(p)).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,220 @@
+/**
+ * StrictStdioServerTransport: MCP over stdin/stdout, one JSON-RPC message per line, that answers
+ * what the SDK's own stdio transport silently drops: `-32700` for a line that is not JSON,
+ * `-32600` for batches, non-JSON-RPC envelopes, null/float ids and a second `initialize`,
+ * `-32602` for non-object params and an invalid `initialize`. It never closes on bad input.
+ * On stdin EOF it stops reading, lets in-flight requests finish and answer, then closes — the
+ * reference's behaviour — after failing any request it was still waiting on from the client.
+ * Framing only: which messages mean what is the SDK's business.
+ */
+import type { Readable, Writable } from 'node:stream';
+import { isSpecType, parseJSONRPCMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
+
+/** Options of the transport. */
+export interface StrictStdioOptions {
+  /** Longest accepted line in bytes; longer lines are answered -32600 and skipped. */
+  maxLineBytes?: number;
+  /** Reports problems (never written to stdout). */
+  log?: (message: string) => void;
+}
+
+type Id = string | number;
+
+const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+/** The stdio transport handed to `serveStdio`. */
+export class StrictStdioServerTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  /** Resolves once the transport has closed. */
+  readonly closed: Promise<void>;
+  #resolveClosed!: () => void;
+  #chunks: Buffer[] = [];
+  #size = 0;
+  #skipping = false;
+  #ended = false;
+  #isClosed = false;
+  #initialized = false;
+  #initializeId: string | null = null;
+  /** Client requests not answered yet (keys keep the id's JSON type). */
+  readonly #inflight = new Set<string>();
+  /** Server→client requests still waiting for the client. */
+  readonly #outbound = new Map<string, Id>();
+  readonly #maxLineBytes: number;
+
+  constructor(
+    private readonly stdin: Readable = process.stdin,
+    private readonly stdout: Writable = process.stdout,
+    private readonly options: StrictStdioOptions = {},
+  ) {
+    this.#maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
+  }
+
+  async start(): Promise<void> {
+    this.stdin.on('data', this.#onData);
+    this.stdin.on('end', this.#onEnd);
+    this.stdin.on('close', this.#onEnd);
+    this.stdin.on('error', this.#onInputError);
+    this.stdout.on('error', this.#onOutputError);
+    if (this.stdin.readableEnded) setImmediate(this.#onEnd);
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (this.#isClosed) throw new Error('stdio transport is closed');
+    if ('id' in message && ('result' in message || 'error' in message)) {
+      const key = keyOf(message.id as Id);
+      this.#inflight.delete(key);
+      if (key === this.#initializeId && 'result' in message) this.#initialized = true;
+    } else if ('id' in message && 'method' in message) {
+      this.#outbound.set(keyOf(message.id), message.id);
+    }
+    await this.#write(message);
+    if (this.#ended) this.#closeWhenDrained();
+  }
+
+  async close(): Promise<void> {
+    if (this.#isClosed) return;
+    this.#isClosed = true;
+    this.stdin.off('data', this.#onData);
+    this.stdin.off('end', this.#onEnd);
+    this.stdin.off('close', this.#onEnd);
+    this.stdin.off('error', this.#onInputError);
+    this.stdout.off('error', this.#onOutputError);
+    this.stdin.pause();
+    this.onclose?.();
+    this.#resolveClosed();
+  }
+
+  #onData = (chunk: Buffer): void => {
+    let start = 0;
+    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
+      this.#append(chunk.subarray(start, nl));
+      this.#takeLine();
+      start = nl + 1;
+    }
+    if (start < chunk.length) this.#append(chunk.subarray(start));
+  };
+
+  #append(part: Buffer): void {
+    if (this.#skipping || part.length === 0) return;
+    this.#size += part.length;
+    if (this.#size > this.#maxLineBytes) {
+      this.#skipping = true;
+      this.#chunks = [];
+      this.#reply(null, -32600, `Invalid Request: message longer than ${this.#maxLineBytes} bytes`);
+      return;
+    }
+    this.#chunks.push(part);
+  }
+
+  #takeLine(): void {
+    const skipped = this.#skipping;
+    const line = Buffer.concat(this.#chunks).toString('utf8');
+    this.#chunks = [];
+    this.#size = 0;
+    this.#skipping = false;
+    if (!skipped && !this.#ended) this.#handleLine(line.endsWith('\r') ? line.slice(0, -1) : line);
+  }
+
+  #handleLine(line: string): void {
+    if (line.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      return this.#reply(null, -32700, 'Parse error');
+    }
+    if (Array.isArray(value)) return this.#reply(null, -32600, 'Invalid Request: batches are not supported');
+    if (typeof value !== 'object' || value === null) return this.#reply(null, -32600, 'Invalid Request: expected a JSON-RPC object');
+    const raw = value as Record<string, unknown>;
+    const id = readableId(raw.id);
+    const isRequest = typeof raw.method === 'string' && 'id' in raw;
+    if (isRequest && id === null) return this.#reply(null, -32600, 'Invalid Request: id must be a string or an integer');
+    if (isRequest && raw.params !== undefined && (typeof raw.params !== 'object' || raw.params === null || Array.isArray(raw.params))) {
+      return this.#reply(id, -32602, 'Invalid params: params must be an object', { method: raw.method });
+    }
+    let message: JSONRPCMessage;
+    try {
+      message = parseJSONRPCMessage(raw);
+    } catch {
+      if ('result' in raw || 'error' in raw) return this.options.log?.(`ignoring a malformed response: ${line.slice(0, 200)}`);
+      return this.#reply(id, -32600, 'Invalid Request: not a JSON-RPC 2.0 message');
+    }
+    if (isRequest && raw.method === 'initialize' && !this.#checkInitialize(id as Id, raw.params)) return;
+    this.#track(message);
+    this.onmessage?.(message);
+  }
+
+  /** The lifecycle rules the SDK leaves to us: one `initialize`, with valid params. */
+  #checkInitialize(id: Id, params: unknown): boolean {
+    if (this.#initialized) {
+      this.#reply(id, -32600, 'initialize called more than once');
+      return false;
+    }
+    if (!isSpecType.InitializeRequestParams(params)) {
+      this.#reply(id, -32602, 'Invalid params: initialize needs protocolVersion, capabilities and clientInfo', { method: 'initialize' });
+      return false;
+    }
+    this.#initializeId = keyOf(id);
+    return true;
+  }
+
+  #track(message: JSONRPCMessage): void {
+    if ('method' in message && 'id' in message) this.#inflight.add(keyOf(message.id));
+    else if ('method' in message && message.method === 'notifications/cancelled') {
+      const cancelled = readableId((message.params as Record<string, unknown> | undefined)?.requestId);
+      if (cancelled !== null) this.#inflight.delete(keyOf(cancelled));
+    } else if ('id' in message) this.#outbound.delete(keyOf(message.id as Id));
+  }
+
+  #onEnd = (): void => {
+    if (this.#ended) return;
+    // A last line without its newline still counts.
+    if (this.#chunks.length > 0) this.#takeLine();
+    this.#ended = true;
+    // Nobody can answer our requests any more: fail them so no turn waits forever.
+    for (const id of this.#outbound.values()) {
+      this.onmessage?.({ jsonrpc: '2.0', id, error: { code: -32000, message: 'the client closed its input' } } as JSONRPCMessage);
+    }
+    this.#outbound.clear();
+    this.#closeWhenDrained();
+  };
+
+  #closeWhenDrained(): void {
+    if (this.#inflight.size === 0) void this.close();
+  }
+
+  #onInputError = (error: Error): void => {
+    this.onerror?.(error);
+    this.#onEnd();
+  };
+
+  #onOutputError = (error: Error): void => {
+    // The reader is gone (EPIPE): nothing more can be said, so stop.
+    this.onerror?.(error);
+    this.#inflight.clear();
+    void this.close();
+  };
+
+  #reply(id: Id | null, code: number, message: string, data?: unknown): void {
+    void this.#write({ jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } }).catch(() => undefined);
+  }
+
+  #write(message: unknown): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const ok = this.stdout.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : undefined));
+      if (ok) resolve();
+      else this.stdout.once('drain', resolve);
+    });
+  }
+}
+
+function readableId(id: unknown): Id | null {
+  return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : null;
+}
+
+function keyOf(id: Id): string {
+  return `${typeof id}:${id}`;
+}

@@ -1,0 +1,104 @@
+/**
+ * The approval mapping of spec §7: elicitation parameters for commands and patches, the
+ * decision read from every answer form of the §7.4 table (with the BETTER rules), the 2026
+ * round answer, shell quoting in the message, and the router's fail-closed default.
+ */
+import { describe, expect, it } from 'vitest';
+import { roundDecision } from '../../src/app.js';
+import { ApprovalRouter, approvalMessage, decisionFromResponse, elicitationParams, shellJoin } from '../../src/elicitation-approvals.js';
+
+const exec = { kind: 'exec' as const, callId: 'call_13', command: ['/bin/bash', '-lc', 'touch made.txt'], cwd: '/ws', reason: null, proposedPrefixRule: null, isSandboxRetry: false };
+const patch = { kind: 'patch' as const, callId: 'call_83', changes: [{ path: '/ws/hello.txt', kind: { type: 'add' as const }, diff: '@@ -0,0 +1 @@\n+hi\n' }], reason: null, grantRoot: null };
+const origin = { threadId: 'T', toolCallId: '1', eventId: '1' };
+
+describe('elicitationParams', () => {
+  it('builds the exec approval request of §7.2', () => {
+    expect(elicitationParams(exec, origin)).toEqual({
+      message: "Allow Deputy to run `/bin/bash -lc 'touch made.txt'` in `/ws`?",
+      requestedSchema: { type: 'object', properties: {} },
+      threadId: 'T',
+      codex_elicitation: 'exec-approval',
+      codex_mcp_tool_call_id: '1',
+      codex_event_id: '1',
+      codex_call_id: 'call_13',
+      codex_command: ['/bin/bash', '-lc', 'touch made.txt'],
+      codex_cwd: '/ws',
+      codex_parsed_cmd: [{ type: 'unknown', cmd: 'touch made.txt' }],
+    });
+  });
+
+  it('builds the patch approval request of §7.3', () => {
+    expect(elicitationParams(patch, origin)).toEqual({
+      message: 'Allow Deputy to apply proposed code changes?',
+      requestedSchema: { type: 'object', properties: {} },
+      threadId: 'T',
+      codex_elicitation: 'patch-approval',
+      codex_mcp_tool_call_id: '1',
+      codex_event_id: '1',
+      codex_call_id: 'call_83',
+      codex_changes: { '/ws/hello.txt': { type: 'add', content: 'hi\n' } },
+    });
+  });
+
+  it('puts a reason on the line before the question and in codex_reason', () => {
+    const withReason = { ...exec, reason: 'command failed; retry without sandbox?' };
+    expect(approvalMessage(withReason)).toBe("command failed; retry without sandbox?\nAllow Deputy to run `/bin/bash -lc 'touch made.txt'` in `/ws`?");
+    expect(elicitationParams(withReason, origin).codex_reason).toBe('command failed; retry without sandbox?');
+  });
+});
+
+describe('decisionFromResponse', () => {
+  it.each([
+    [{ decision: 'approved' }, 'approved'],
+    [{ decision: 'approved_for_session' }, 'approved_for_session'],
+    [{ decision: { approved_execpolicy_amendment: { proposed_execpolicy_amendment: ['touch'] } } }, 'approved_and_remember'],
+    [{ decision: 'denied' }, 'denied'],
+    [{ decision: 'timed_out' }, 'timed_out'],
+    [{ decision: 'abort' }, 'abort'],
+    [{ action: 'accept', decision: 'approved' }, 'approved'],
+    [{ action: 'accept', decision: 'denied' }, 'denied'],
+    [{ action: 'accept' }, 'approved'],
+    [{ action: 'accept', content: { decision: 'approved' } }, 'approved'],
+    [{ action: 'decline' }, 'denied'],
+    [{ action: 'cancel' }, 'abort'],
+    [{ decision: 'allow' }, 'denied'],
+    [{ decision: 'yes', action: 'decline' }, 'denied'],
+    [{ action: 'maybe' }, 'denied'],
+    [{}, 'denied'],
+    [null, 'denied'],
+    ['approved', 'denied'],
+  ])('reads %j as %s', (answer, expected) => {
+    expect(decisionFromResponse(answer)).toBe(expected);
+  });
+});
+
+describe('roundDecision (2026 input-required answers)', () => {
+  it('reads a decision carried in the accepted content, else the action', () => {
+    expect(roundDecision({ action: 'accept', content: { decision: 'approved_for_session' } })).toBe('approved_for_session');
+    expect(roundDecision({ action: 'accept', content: {} })).toBe('approved');
+    expect(roundDecision({ action: 'accept', content: { decision: 'denied' } })).toBe('denied');
+    expect(roundDecision({ action: 'decline' })).toBe('denied');
+    expect(roundDecision({ action: 'cancel' })).toBe('abort');
+    expect(roundDecision(undefined)).toBe('denied');
+  });
+});
+
+describe('shellJoin', () => {
+  it('quotes only what a shell would split or expand', () => {
+    expect(shellJoin(['/bin/bash', '-lc', 'touch made.txt'])).toBe("/bin/bash -lc 'touch made.txt'");
+    expect(shellJoin(['echo', "it's", ''])).toBe(`echo 'it'"'"'s' ''`);
+    expect(shellJoin(['ls', '-la', 'a/b.c'])).toBe('ls -la a/b.c');
+  });
+});
+
+describe('ApprovalRouter', () => {
+  it('routes by turn and denies approvals of turns nobody listens to', async () => {
+    const router = new ApprovalRouter();
+    const signal = new AbortController().signal;
+    const stop = router.route('turn-1', async () => 'approved');
+    expect(await router.requestExec(exec, { threadId: 'T', turnId: 'turn-1', approvalId: 'a' }, signal)).toBe('approved');
+    expect(await router.requestPatch(patch, { threadId: 'T', turnId: 'turn-2', approvalId: 'b' }, signal)).toBe('denied');
+    stop();
+    expect(await router.requestExec(exec, { threadId: 'T', turnId: 'turn-1', approvalId: 'c' }, signal)).toBe('denied');
+  });
+});
