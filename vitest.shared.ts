@@ -10,6 +10,8 @@ export const workspaceAlias: Record<string, string> = {
   '@deputy/engine': `${root}packages/engine/src/index.ts`,
   '@deputy/test-support': `${root}packages/test-support/src/index.ts`,
   '@deputy/rpc': `${root}packages/rpc/src/index.ts`,
+  '@deputy/mcp-server': `${root}apps/mcp-server/src/index.ts`,
+  '@deputy/app-server': `${root}apps/app-server/src/index.ts`,
 };
 
 /** The project config every package and app uses. */

@@ -54,6 +54,8 @@ export function buildProgram(exit: (code: number) => void): Command {
       if (prompt === undefined) throw new UsageError('deputy exec resume: missing PROMPT');
       exit(await runExec(target, prompt, options));
     });
+  program.command('mcp-server').description('serve Deputy as an MCP server (tools codex, codex-reply); --help for its options');
+  program.command('app-server').description('serve the Codex-compatible JSON-RPC app-server; --help for its options');
   return program;
 }
 
@@ -72,7 +74,19 @@ function mergeResumeOptions(exec: Command, resume: Command): ExecOptions & { las
   return merged as unknown as ExecOptions & { last: boolean };
 }
 
+/** The servers take their own arguments; they are loaded only when asked for. */
+const SERVERS: Record<string, () => Promise<(argv: string[]) => Promise<number>>> = {
+  'mcp-server': async () => (await import('@deputy/mcp-server')).runMcpServer,
+  'app-server': async () => (await import('@deputy/app-server')).runAppServer,
+};
+
 async function main(): Promise<void> {
+  const sub = process.argv[2];
+  const server = sub ? SERVERS[sub] : undefined;
+  if (server) {
+    process.exitCode = await (await server())(process.argv.slice(3));
+    return;
+  }
   let code = 0;
   const program = buildProgram((c) => (code = c));
   try {
