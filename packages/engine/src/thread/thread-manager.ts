@@ -314,7 +314,8 @@ export class ThreadManager {
       for (const fact of replayed.repairs) thread.deps.rollout.append(fact);
     }
     const firstUser = thread.turns.flatMap((t) => t.items).find((i) => i.type === 'userMessage');
-    this.index.upsert({ ...this.#summaryOf(thread), preview: firstUser ? previewOf(firstUser) : '' });
+    thread.preview = firstUser ? previewOf(firstUser) : '';
+    this.index.upsert(this.#summaryOf(thread));
     return thread;
   }
 

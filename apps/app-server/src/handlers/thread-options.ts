@@ -1,0 +1,82 @@
+/**
+ * Wire thread parameters → engine options, shared by thread/start, resume and fork: cwd
+ * (relative to the server cwd), model, approval policy, the thread-level sandbox mode expanded
+ * with the config's workspace-write settings, instructions, and the `config` object's keys the
+ * engine understands per thread (`model`, `model_reasoning_effort`, `model_reasoning_summary`,
+ * `approval_policy`, `sandbox_mode`, instructions; dotted or nested; other keys are ignored). A
+ * `modelProvider` other than the server's is refused: one server runs one provider.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+import { ApprovalPolicySchema, ReasoningEffortSchema, ReasoningSummarySchema, SandboxModeSchema, type AppServer } from '@deputy/protocol';
+import { sandboxPolicyFromMode, type StartThreadOptions } from '@deputy/engine';
+import { RpcError } from '@deputy/rpc';
+import type { AppContext } from '../app-context.js';
+import { engineApprovalPolicy } from '../project/threads.js';
+import { defined } from './common.js';
+
+/** The per-thread keys of the `config` object, as the engine takes them. */
+const ThreadConfigSchema = z.object({
+  model: z.string().optional(),
+  model_reasoning_effort: ReasoningEffortSchema.optional(),
+  model_reasoning_summary: ReasoningSummarySchema.optional(),
+  approval_policy: ApprovalPolicySchema.optional(),
+  sandbox_mode: SandboxModeSchema.optional(),
+  base_instructions: z.string().optional(),
+  instructions: z.string().optional(),
+  developer_instructions: z.string().optional(),
+});
+
+/** Turns dotted keys (`a.b`) into nested tables. */
+function nest(config: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(config)) {
+    const parts = key.split('.');
+    let table = out;
+    for (const part of parts.slice(0, -1)) {
+      const next = table[part];
+      table = (table[part] = typeof next === 'object' && next !== null ? next : {}) as Record<string, unknown>;
+    }
+    table[parts.at(-1) as string] = value;
+  }
+  return out;
+}
+
+function threadConfig(config: Record<string, unknown> | null | undefined): z.infer<typeof ThreadConfigSchema> {
+  if (!config) return {};
+  const parsed = ThreadConfigSchema.safeParse(nest(config));
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw RpcError.invalidRequest(`Invalid request: config.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid value'}`);
+}
+
+/** The overrides thread/start, resume and fork share. */
+export type ThreadOverrideParams = Pick<
+  AppServer.ThreadStartParams,
+  'model' | 'modelProvider' | 'cwd' | 'approvalPolicy' | 'sandbox' | 'config' | 'baseInstructions' | 'developerInstructions'
+>;
+
+/**
+ * Engine options for the given wire overrides; absent values are left out so the engine keeps
+ * its defaults (the config's for a new thread, the thread's own for a resumed one).
+ */
+export function threadOptions(app: AppContext, params: ThreadOverrideParams): StartThreadOptions {
+  if (params.modelProvider && params.modelProvider !== app.runtime.providerId) {
+    throw RpcError.invalidRequest(
+      `model provider \`${params.modelProvider}\` is not available: this server runs \`${app.runtime.providerId}\``,
+    );
+  }
+  const cfg = threadConfig(params.config);
+  const approval = params.approvalPolicy ? engineApprovalPolicy(params.approvalPolicy) : cfg.approval_policy;
+  const mode = params.sandbox ?? cfg.sandbox_mode;
+  return defined({
+    cwd: params.cwd ? path.resolve(app.cwd, params.cwd) : undefined,
+    model: params.model ?? cfg.model,
+    approvalPolicy: approval,
+    sandboxPolicy: mode ? sandboxPolicyFromMode(mode, app.config.sandboxWorkspaceWrite) : undefined,
+    reasoningEffort: cfg.model_reasoning_effort,
+    reasoningSummary: cfg.model_reasoning_summary,
+    baseInstructions: params.baseInstructions ?? cfg.base_instructions ?? cfg.instructions,
+    developerInstructions: params.developerInstructions ?? cfg.developer_instructions,
+  }) as StartThreadOptions;
+}

@@ -1,0 +1,109 @@
+/**
+ * Handlers of the thread session methods: `thread/start`, `thread/resume`, `thread/fork`,
+ * `thread/unsubscribe` and `thread/loaded/list` (spec §7). Each converts params, calls the
+ * `ThreadManager`, subscribes the caller where the reference does, and orders the lifecycle
+ * notifications around the response: `thread/started` after start and fork, `idle` before the
+ * response of a resume that loads the thread, the token-usage replay and pending approvals after.
+ */
+import { RpcError } from '@deputy/rpc';
+import type { Thread } from '@deputy/engine';
+import type { AppServer } from '@deputy/protocol';
+import { afterResponseOn, type AppContext } from '../app-context.js';
+import type { ConnectionState } from '../connection-state.js';
+import { instructionSources } from '../discovery/workspace.js';
+import { threadStarted, threadStatusChanged, tokenUsageReplay } from '../project/lifecycle.js';
+import { projectSession, projectThread, projectTurns, summaryOfLoaded } from '../project/threads.js';
+import { noRollout, orNotFound, parseThreadId, rejectEphemeral } from './common.js';
+import { threadOptions } from './thread-options.js';
+import type { Handlers } from './types.js';
+
+/** The wire form of a loaded thread, with its current status. */
+export function wireLoadedThread(app: AppContext, thread: Thread, turns: AppServer.Turn[] = []): AppServer.Thread {
+  const summary = summaryOfLoaded(thread);
+  // A forked thread's preview is only in the index (the engine does not copy it to the thread).
+  if (summary.preview === '') summary.preview = app.manager.index.get(thread.id)?.preview ?? '';
+  return projectThread({ summary, cliVersion: thread.meta.cliVersion, status: app.router.statusOf(thread.id), turns });
+}
+
+/** The thread-session result for a loaded thread. */
+export function sessionResult(app: AppContext, thread: Thread, turns: AppServer.Turn[]): AppServer.ThreadSessionResult {
+  return projectSession({
+    thread: wireLoadedThread(app, thread, turns),
+    settings: thread.settings,
+    modelProvider: thread.meta.modelProvider,
+    instructionSources: instructionSources(thread.settings.cwd),
+  });
+}
+
+/** Replays the last usage to one connection, as the reference does after resume and fork. */
+function replayUsage(app: AppContext, thread: Thread, state: ConnectionState): void {
+  const lastTurn = thread.turns.at(-1);
+  if (thread.usage && lastTurn) app.router.sendTo(state, tokenUsageReplay(thread.id, lastTurn.info.id, thread.usage));
+}
+
+function refuseArchived(app: AppContext, threadId: string): void {
+  if (app.manager.index.get(threadId)?.archived === true) throw noRollout(threadId);
+}
+
+/** The handlers of this area. */
+export function threadHandlers(app: AppContext): Handlers {
+  return {
+    'thread/start': async (params, ctx) => {
+      rejectEphemeral(params.ephemeral);
+      const thread = await app.manager.start({ cwd: app.cwd, ...threadOptions(app, params) });
+      app.router.subscribe(thread.id, app.stateOf(ctx.connection));
+      const result = sessionResult(app, thread, []);
+      afterResponseOn(app, ctx, thread.id, () => app.router.publish(thread.id, [threadStarted(result.thread)]));
+      return result;
+    },
+    'thread/resume': async (params, ctx) => {
+      const threadId = parseThreadId(params.threadId);
+      refuseArchived(app, threadId);
+      const wasLoaded = app.manager.get(threadId) !== undefined;
+      const thread = await orNotFound(app.manager.resume(threadId, threadOptions(app, params)), () => noRollout(threadId));
+      if (!wasLoaded) app.router.publish(threadId, [threadStatusChanged(threadId, app.router.statusOf(threadId))]);
+      const state = app.stateOf(ctx.connection);
+      app.router.subscribe(threadId, state);
+      afterResponseOn(app, ctx, threadId, () => {
+        replayUsage(app, thread, state);
+        app.approvals.offerPending(threadId, state);
+      });
+      return sessionResult(app, thread, params.excludeTurns === true ? [] : projectTurns(thread.turns));
+    },
+    'thread/fork': async (params, ctx) => {
+      const threadId = parseThreadId(params.threadId);
+      rejectEphemeral(params.ephemeral);
+      refuseArchived(app, threadId);
+      const thread = await orNotFound(app.manager.fork(threadId, threadOptions(app, params)), () => noRollout(threadId));
+      const state = app.stateOf(ctx.connection);
+      app.router.subscribe(thread.id, state);
+      const result = sessionResult(app, thread, params.excludeTurns === true ? [] : projectTurns(thread.turns));
+      afterResponseOn(app, ctx, thread.id, () => {
+        replayUsage(app, thread, state);
+        app.router.publish(thread.id, [threadStarted({ ...result.thread, turns: [] })]);
+      });
+      return result;
+    },
+    'thread/unsubscribe': (params, ctx) => {
+      const threadId = parseThreadId(params.threadId);
+      if (!app.manager.get(threadId)) return { status: 'notLoaded' };
+      const state = app.stateOf(ctx.connection);
+      if (!app.router.unsubscribe(threadId, state)) return { status: 'notSubscribed' };
+      app.approvals.withdraw(threadId, state);
+      return { status: 'unsubscribed' };
+    },
+    'thread/loaded/list': (params) => {
+      const ids = app.manager.loaded().map((t) => t.id);
+      let start = 0;
+      if (params.cursor) {
+        const at = ids.indexOf(params.cursor);
+        if (at < 0) throw RpcError.invalidRequest(`invalid cursor: ${params.cursor}`);
+        start = at + 1;
+      }
+      const limit = params.limit ?? ids.length;
+      const data = ids.slice(start, start + Math.max(limit, 0));
+      const hasMore = start + data.length < ids.length && data.length > 0;
+      return { data, nextCursor: hasMore ? (data.at(-1) as string) : null };
+    },
+  };
+}

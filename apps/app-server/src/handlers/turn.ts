@@ -1,0 +1,48 @@
+/**
+ * Handlers of `turn/start`, `turn/steer` and `turn/interrupt` (spec §8). A turn needs a loaded
+ * thread. `turn/start` while a turn runs is refused (steer adds input to a running turn);
+ * `turn/interrupt` answers at once, also when nothing runs (spec §17 #8). While a turn call is
+ * answered the thread's delivery is held, so the response precedes the events it caused.
+ */
+import { RpcError } from '@deputy/rpc';
+import { afterResponse, type AppContext } from '../app-context.js';
+import { newTurn } from '../project/threads.js';
+import { requireLoaded } from './common.js';
+import { engineInput, turnOverrides } from './turn-input.js';
+import type { Handlers } from './types.js';
+
+/** The handlers of this area. */
+export function turnHandlers(app: AppContext): Handlers {
+  return {
+    'turn/start': async (params, ctx) => {
+      const thread = requireLoaded(app, params.threadId);
+      const input = await engineInput(params.input, thread.settings.cwd);
+      const overrides = turnOverrides(params, app.cwd);
+      const active = thread.activeTurnId;
+      if (active !== null) {
+        throw RpcError.invalidRequest(
+          `a turn is already running on thread ${thread.id} (turn ${active}); use turn/steer to add input to it or turn/interrupt to stop it`,
+        );
+      }
+      const release = app.router.hold(thread.id);
+      afterResponse(ctx, release);
+      const { turnId } = thread.startTurn(input, overrides);
+      return { turn: newTurn(turnId) };
+    },
+    'turn/steer': async (params) => {
+      const thread = requireLoaded(app, params.threadId);
+      const input = await engineInput(params.input, thread.settings.cwd);
+      return { turnId: thread.steer(input, params.expectedTurnId) };
+    },
+    'turn/interrupt': (params, ctx) => {
+      const thread = requireLoaded(app, params.threadId);
+      const active = thread.activeTurnId;
+      if (active === null) return {};
+      if (active !== params.turnId) throw RpcError.invalidRequest(`expected active turn id ${params.turnId} but found ${active}`);
+      afterResponse(ctx, app.router.hold(thread.id));
+      // Not awaited: the answer is immediate; the turn's end follows as notifications.
+      void thread.interrupt(active);
+      return {};
+    },
+  };
+}

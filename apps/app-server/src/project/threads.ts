@@ -1,0 +1,212 @@
+/**
+ * Projection of threads, turns and policies to the app-server wire: `Thread` (Unix seconds,
+ * `sessionId`, `source`), `Turn` (items with synthetic `item-N` ids when read back), `TurnError`
+ * with `codexErrorInfo`, the thread-session result of start/resume/fork, and the sandbox and
+ * approval policies in both directions (engine kebab-case ↔ wire camelCase tagged objects). Pure
+ * functions: callers pass in the status and anything else that is not in the engine's values.
+ */
+import type {
+  ApprovalPolicy,
+  SandboxPolicy as EngineSandboxPolicy,
+  TurnError as EngineTurnError,
+  TurnInfo,
+} from '@deputy/protocol';
+import { AppServer } from '@deputy/protocol';
+import type { Thread as EngineThread, ThreadSettings, ThreadSummary, TurnRecord } from '@deputy/engine';
+import { projectItem } from './items.js';
+
+/** Unix milliseconds → whole Unix seconds (the wire's `createdAt`, `startedAt`, …). */
+export function toSeconds(ms: number): number {
+  return Math.floor(ms / 1000);
+}
+
+const KNOWN_SOURCES = new Set(['cli', 'vscode', 'exec', 'appServer', 'unknown']);
+
+/** The engine's source string as a wire `SessionSource` (unknown names become `{custom}`). */
+export function projectSource(source: string): AppServer.SessionSource {
+  return KNOWN_SOURCES.has(source) ? (source as 'cli' | 'vscode' | 'exec' | 'appServer' | 'unknown') : { custom: source };
+}
+
+/** Engine `TurnError` → wire `TurnError` (`code` becomes `codexErrorInfo`). */
+export function projectTurnError(error: EngineTurnError): AppServer.TurnError {
+  const info: AppServer.CodexErrorInfo =
+    error.code === 'connectionFailed' ? { httpConnectionFailed: { httpStatusCode: error.httpStatus } } : error.code;
+  return { message: error.message, codexErrorInfo: info, additionalDetails: null };
+}
+
+/** A turn as notifications carry it: no items, `itemsView: notLoaded`. */
+export function projectTurnInfo(info: TurnInfo): AppServer.Turn {
+  const done = info.completedAtMs;
+  return {
+    id: info.id,
+    items: [],
+    itemsView: 'notLoaded',
+    status: info.status,
+    error: info.error ? projectTurnError(info.error) : null,
+    startedAt: toSeconds(info.startedAtMs),
+    completedAt: done === null ? null : toSeconds(done),
+    durationMs: done === null ? null : Math.max(0, done - info.startedAtMs),
+  };
+}
+
+/** The `turn/start` result's turn: in progress, nothing known yet. */
+export function newTurn(turnId: string): AppServer.Turn {
+  return { id: turnId, items: [], itemsView: 'notLoaded', status: 'inProgress', error: null, startedAt: null, completedAt: null, durationMs: null };
+}
+
+/** Turns with their items in full; item ids become `item-1`, `item-2`, … across the thread. */
+export function projectTurns(turns: readonly TurnRecord[]): AppServer.Turn[] {
+  let n = 0;
+  return turns.map((record) => ({
+    ...projectTurnInfo(record.info),
+    items: record.items.map((item) => projectItem(item, `item-${++n}`)),
+    itemsView: 'full' as const,
+  }));
+}
+
+/** Facts a wire `Thread` needs that a summary or a loaded thread provides. */
+export interface ThreadFacts {
+  summary: ThreadSummary;
+  /** Version of the server that created it. */
+  cliVersion: string;
+  status: AppServer.ThreadStatus;
+  turns?: AppServer.Turn[];
+}
+
+/** Builds a wire `Thread`. */
+export function projectThread({ summary, cliVersion, status, turns = [] }: ThreadFacts): AppServer.Thread {
+  return {
+    id: summary.id,
+    sessionId: summary.id,
+    forkedFromId: summary.forkedFromId,
+    preview: summary.preview,
+    ephemeral: false,
+    modelProvider: summary.modelProvider,
+    createdAt: toSeconds(summary.createdAtMs),
+    updatedAt: toSeconds(summary.updatedAtMs),
+    status,
+    path: summary.path === '' ? null : summary.path,
+    cwd: summary.cwd,
+    cliVersion,
+    source: projectSource(summary.source),
+    threadSource: null,
+    agentNickname: null,
+    agentRole: null,
+    gitInfo: null,
+    name: summary.name,
+    turns,
+  };
+}
+
+/** A loaded thread's summary (the engine keeps these facts on the thread itself). */
+export function summaryOfLoaded(thread: EngineThread): ThreadSummary {
+  return {
+    id: thread.id,
+    createdAtMs: thread.meta.createdAtMs,
+    updatedAtMs: thread.updatedAtMs,
+    cwd: thread.settings.cwd,
+    model: thread.settings.model,
+    modelProvider: thread.meta.modelProvider,
+    source: thread.meta.source,
+    preview: thread.preview,
+    name: thread.name,
+    archived: false,
+    path: thread.path ?? '',
+    forkedFromId: thread.meta.forkedFromId,
+  };
+}
+
+/** Engine sandbox policy → wire `SandboxPolicy` (every field sent, as the reference does). */
+export function projectSandbox(policy: EngineSandboxPolicy): AppServer.SandboxPolicy {
+  switch (policy.type) {
+    case 'danger-full-access':
+      return { type: 'dangerFullAccess' };
+    case 'read-only':
+      return { type: 'readOnly', networkAccess: policy.networkAccess };
+    case 'workspace-write':
+      return {
+        type: 'workspaceWrite',
+        writableRoots: policy.writableRoots,
+        networkAccess: policy.networkAccess,
+        excludeTmpdirEnvVar: policy.excludeTmpdirEnvVar,
+        excludeSlashTmp: policy.excludeSlashTmp,
+      };
+  }
+}
+
+/**
+ * Wire `SandboxPolicy` → engine policy. `externalSandbox` means something outside already
+ * confines the process, so the engine adds no sandbox of its own.
+ */
+export function engineSandbox(policy: AppServer.SandboxPolicy): EngineSandboxPolicy {
+  switch (policy.type) {
+    case 'dangerFullAccess':
+    case 'externalSandbox':
+      return { type: 'danger-full-access' };
+    case 'readOnly':
+      return { type: 'read-only', networkAccess: policy.networkAccess ?? false };
+    case 'workspaceWrite':
+      return {
+        type: 'workspace-write',
+        writableRoots: policy.writableRoots ?? [],
+        networkAccess: policy.networkAccess ?? false,
+        excludeTmpdirEnvVar: policy.excludeTmpdirEnvVar ?? false,
+        excludeSlashTmp: policy.excludeSlashTmp ?? false,
+      };
+  }
+}
+
+/**
+ * Wire `AskForApproval` → engine policy. The engine has no fine-grained policy: `{granular}`
+ * asks when sandbox approvals are allowed (`on-request`) and never otherwise.
+ */
+export function engineApprovalPolicy(policy: AppServer.AskForApproval): ApprovalPolicy {
+  if (typeof policy === 'string') return policy;
+  return policy.granular.sandbox_approval ? 'on-request' : 'never';
+}
+
+const special = (value: AppServer.FileSystemSpecialPath, access: AppServer.FileSystemAccessMode): AppServer.FileSystemSandboxEntry => ({
+  path: { type: 'special', value },
+  access,
+});
+
+/** The effective permissions of a sandbox policy, as thread-session results report them. */
+export function permissionProfileOf(policy: EngineSandboxPolicy): AppServer.PermissionProfile {
+  if (policy.type === 'danger-full-access') return { type: 'disabled' };
+  const entries: AppServer.FileSystemSandboxEntry[] = [special({ kind: 'root' }, 'read')];
+  if (policy.type === 'workspace-write') {
+    entries.push(special({ kind: 'project_roots', subpath: null }, 'write'));
+    if (!policy.excludeSlashTmp) entries.push(special({ kind: 'slash_tmp' }, 'write'));
+    if (!policy.excludeTmpdirEnvVar) entries.push(special({ kind: 'tmpdir' }, 'write'));
+    entries.push(special({ kind: 'project_roots', subpath: '.git' }, 'read'));
+    entries.push(special({ kind: 'project_roots', subpath: '.deputy' }, 'read'));
+    for (const root of policy.writableRoots) entries.push({ path: { type: 'path', path: root }, access: 'write' });
+  }
+  return { type: 'managed', network: { enabled: policy.networkAccess }, fileSystem: { type: 'restricted', entries } };
+}
+
+/** Everything the thread-session result needs besides the thread. */
+export interface SessionFacts {
+  thread: AppServer.Thread;
+  settings: ThreadSettings;
+  modelProvider: string;
+  instructionSources: string[];
+}
+
+/** The result of thread/start, thread/resume and thread/fork. */
+export function projectSession({ thread, settings, modelProvider, instructionSources }: SessionFacts): AppServer.ThreadSessionResult {
+  return {
+    thread,
+    model: settings.model,
+    modelProvider,
+    serviceTier: null,
+    cwd: settings.cwd,
+    instructionSources,
+    approvalPolicy: settings.approvalPolicy,
+    approvalsReviewer: 'user',
+    sandbox: projectSandbox(settings.sandboxPolicy),
+    permissionProfile: permissionProfileOf(settings.sandboxPolicy),
+    activePermissionProfile: null,
+    reasoningEffort: settings.reasoningEffort,
+  };
+}

@@ -1,0 +1,173 @@
+/**
+ * `deputy app-server`: parses the command line, loads the configuration from the home (starting
+ * the offline demo model when it is the provider), refuses a non-loopback WebSocket bind without
+ * auth, opens every listener, prints one `listening on` line per listener on stderr, and serves
+ * until stdin reaches EOF (stdio mode), a SIGINT/SIGTERM arrives, or a caller's signal aborts.
+ * Returns the process exit code; never calls `process.exit`.
+ */
+import { mkdir } from 'node:fs/promises';
+import { DEPUTY_VERSION, loadConfig, resolveHome, type ResolvedConfig } from '@deputy/engine';
+import {
+  createStdioListener,
+  createWsAuthenticator,
+  formatWsUrl,
+  isLoopbackHost,
+  listenUnixSocket,
+  listenWebSocket,
+  parseListenUrl,
+  resolveWsAuthFlags,
+  type ListenTarget,
+  type Listener,
+  type WsAuthenticator,
+} from '@deputy/rpc';
+import { parseAppServerArgs, USAGE, UsageError, type AppServerArgs } from './cli-args.js';
+import { createLogger, parseLogLevel, type AppLogger } from './logger.js';
+import { DeputyAppServer } from './server.js';
+import type { TransportKind } from './connection-state.js';
+
+/** Where `runAppServer` reads and writes besides the listeners (tests substitute these). */
+export interface RunOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Receives help, version (stdout) … */
+  stdout?: (text: string) => void;
+  /** … and banners and errors (stderr). */
+  stderr?: (text: string) => void;
+  /** Stops the server when aborted (in addition to SIGINT/SIGTERM). */
+  signal?: AbortSignal;
+}
+
+interface Opened {
+  listener: Listener;
+  kind: TransportKind;
+  url: string;
+}
+
+/** A demo model server started for the offline `demo` provider. */
+interface DemoServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+async function startDemoIfNeeded(config: ResolvedConfig, stderr: (text: string) => void): Promise<DemoServer | null> {
+  if (config.modelProviderId !== 'demo') return null;
+  // test-support ships the scripted demo model; loaded only when the demo provider is in use.
+  const specifier = '@deputy/test-support';
+  const support = (await import(specifier)) as { startDemoModelServer(): Promise<DemoServer> };
+  const demo = await support.startDemoModelServer();
+  config.provider.baseUrl = demo.url;
+  stderr('deputy app-server: no model provider configured; serving the built-in offline demo model (a scripted model, not a real one)\n');
+  return demo;
+}
+
+function checkBinds(targets: readonly ListenTarget[], auth: unknown): void {
+  for (const target of targets) {
+    if (target.kind === 'ws' && !isLoopbackHost(target.host) && auth === undefined) {
+      throw new UsageError(
+        `refusing to listen on ${formatWsUrl(target.host, target.port)} without authentication: a non-loopback WebSocket bind needs --ws-auth`,
+      );
+    }
+  }
+}
+
+async function openListener(target: ListenTarget, auth: WsAuthenticator | undefined, logger: AppLogger): Promise<Opened | null> {
+  switch (target.kind) {
+    case 'stdio':
+      return { listener: createStdioListener({ logger }), kind: 'stdio', url: 'stdio://' };
+    case 'ws': {
+      const ws = await listenWebSocket({ host: target.host, port: target.port, auth, logger });
+      return { listener: ws, kind: 'ws', url: ws.url };
+    }
+    case 'unix': {
+      const unix = await listenUnixSocket({ path: target.path, logger });
+      return { listener: unix, kind: 'unix', url: `unix://${unix.path}` };
+    }
+    case 'off':
+      return null;
+  }
+}
+
+function banner(opened: Opened): string {
+  const lines = [`deputy app-server listening on ${opened.url}`];
+  if (opened.kind === 'ws') {
+    const http = opened.url.replace(/^ws:/, 'http:');
+    lines.push(`  readyz: ${http}/readyz`, `  healthz: ${http}/healthz`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Serves until stdin EOF (with a stdio listener), a signal, or `options.signal`. */
+async function serve(args: AppServerArgs, options: Required<Omit<RunOptions, 'signal'>> & Pick<RunOptions, 'signal'>): Promise<number> {
+  const logger = createLogger(parseLogLevel(options.env.DEPUTY_LOG, 'warn'), options.stderr);
+  const home = resolveHome(options.env);
+  const targets = args.listen.map((url) => parseListenUrl(url, { home, cwd: options.cwd }));
+  const authConfig = resolveWsAuthFlags(args.wsAuth);
+  checkBinds(targets, authConfig);
+  const auth = authConfig ? await createWsAuthenticator(authConfig) : undefined;
+  await mkdir(home, { recursive: true, mode: 0o700 });
+  const config = await loadConfig({ home, cwd: options.cwd, overrides: args.configOverrides, profile: args.profile, env: options.env });
+  for (const warning of config.warnings) logger.warn(warning);
+  const demo = await startDemoIfNeeded(config, options.stderr);
+  const server = await DeputyAppServer.start({ config, logger, cwd: options.cwd });
+  const opened: Opened[] = [];
+  const stop = new AbortController();
+  const onSignal = (): void => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  options.signal?.addEventListener('abort', onSignal, { once: true });
+  try {
+    for (const target of targets) {
+      const o = await openListener(target, auth, logger);
+      if (o) opened.push(o);
+    }
+    for (const o of opened) {
+      options.stderr(banner(o));
+      void server.serve(o.listener, o.kind, (state) => {
+        // In stdio mode the process lives as long as stdin: EOF ends the server (exit 0).
+        if (o.kind === 'stdio') void state.connection.closed.then(onSignal);
+      });
+    }
+    if (!stop.signal.aborted) await new Promise((resolve) => stop.signal.addEventListener('abort', resolve, { once: true }));
+    return 0;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    options.signal?.removeEventListener('abort', onSignal);
+    await Promise.all(opened.map((o) => o.listener.close().catch(() => undefined)));
+    await server.close();
+    await demo?.close();
+  }
+}
+
+/** Runs `deputy app-server` with the arguments after the command name; resolves with the exit code. */
+export async function runAppServer(argv: readonly string[], options: RunOptions = {}): Promise<number> {
+  const resolved = {
+    env: options.env ?? process.env,
+    cwd: options.cwd ?? process.cwd(),
+    stdout: options.stdout ?? ((text: string) => void process.stdout.write(text)),
+    stderr: options.stderr ?? ((text: string) => void process.stderr.write(text)),
+    signal: options.signal,
+  };
+  let args: AppServerArgs;
+  try {
+    args = parseAppServerArgs(argv);
+  } catch (e) {
+    resolved.stderr(`deputy app-server: ${(e as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (args.help) {
+    resolved.stdout(USAGE);
+    return 0;
+  }
+  if (args.version) {
+    resolved.stdout(`deputy-app-server ${DEPUTY_VERSION}\n`);
+    return 0;
+  }
+  try {
+    return await serve(args, resolved);
+  } catch (e) {
+    const isUsage = e instanceof UsageError || (e as Error).name === 'ListenUrlError' || (e as Error).name === 'WsAuthConfigError';
+    resolved.stderr(`deputy app-server: ${(e as Error).message}\n`);
+    return isUsage ? 2 : 1;
+  }
+}

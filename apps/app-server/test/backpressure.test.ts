@@ -1,0 +1,55 @@
+/**
+ * Backpressure on a real WebSocket listener in-process: a client that stops reading while it
+ * keeps sending requests gets `-32001 Server overloaded; retry later.` for the requests that
+ * arrive once its outbound queue is past the soft limit, every request is still answered once it
+ * reads again, and the connection stays usable.
+ */
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { listenWebSocket, type WebSocketListener } from '@deputy/rpc';
+import { startHarness, type Harness } from './support/harness.js';
+import { startThread } from './support/turns.js';
+
+let h: Harness;
+let listener: WebSocketListener;
+beforeEach(async () => {
+  h = await startHarness({ outboundSoftLimit: 4, outboundHardLimit: 100_000 });
+  listener = await listenWebSocket({ host: '127.0.0.1', port: 0 });
+  void h.server.serve(listener, 'ws');
+});
+afterEach(async () => {
+  await listener.close();
+  await h.close();
+});
+
+it('answers requests past the soft limit with -32001 and serves the client again once it reads', async () => {
+  const owner = await h.connect();
+  const thread = await startThread(owner);
+  await owner.call('thread/name/set', { threadId: thread.id, name: 'n'.repeat(64 * 1024) });
+  const ws = new WebSocket(listener.url);
+  await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+  const responses: Array<{ id: number; error?: { code: number; message: string } }> = [];
+  ws.on('message', (data) => responses.push(JSON.parse(data.toString()) as (typeof responses)[number]));
+  ws.send(JSON.stringify({ method: 'initialize', id: 0, params: { clientInfo: { name: 'slow', version: '1' } } }));
+  ws.pause();
+  const total = 400;
+  for (let id = 1; id <= total; id++) ws.send(JSON.stringify({ method: 'thread/read', id, params: { threadId: thread.id } }));
+  // The requests are all in flight once the owner's own call, queued behind nothing, comes back.
+  await owner.call('thread/loaded/list', {});
+  ws.resume();
+  const deadline = Date.now() + 20_000;
+  while (responses.filter((r) => 'id' in r).length < total + 1) {
+    if (Date.now() > deadline) throw new Error(`only ${responses.length} responses arrived; connections ${h.server.connectionCount}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const overloaded = responses.filter((r) => r.error?.code === -32001);
+  expect(overloaded.length).toBeGreaterThan(0);
+  expect(overloaded[0]?.error?.message).toBe('Server overloaded; retry later.');
+  expect(new Set(responses.filter((r) => 'id' in r).map((r) => r.id)).size).toBe(total + 1);
+  ws.send(JSON.stringify({ method: 'thread/loaded/list', id: 'again', params: {} }));
+  while (!responses.some((r) => (r.id as unknown) === 'again')) {
+    if (Date.now() > deadline) throw new Error('no answer after reading again');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  ws.close();
+}, 40_000);

@@ -1,0 +1,70 @@
+/**
+ * In-process harness for contract tests: a scripted model server, a temp home whose config.toml
+ * points a `mock` provider at it, a real `DeputyAppServer` (real engine, rollouts and index) with
+ * output validation on, and clients connected over in-memory transport pairs. Everything is
+ * closed and removed by `close()`.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { loadConfig } from '@deputy/engine';
+import { createMemoryTransportPair } from '@deputy/rpc';
+import { makeTempHome, startScriptedModelServer, type ScriptedModelServer, type TempHome } from '@deputy/test-support';
+import { createLogger } from '../../src/logger.js';
+import { DeputyAppServer } from '../../src/server.js';
+import { testConfigToml, type HarnessOptions } from './config-toml.js';
+import { referenceScript } from './mock-model.js';
+import { WireClient } from './wire-client.js';
+import { WireValidator } from './wire-validator.js';
+
+export type { HarnessOptions };
+
+/** A running harness. */
+export interface Harness {
+  model: ScriptedModelServer;
+  temp: TempHome;
+  server: DeputyAppServer;
+  /** Shared by every client of the harness. */
+  validator: WireValidator;
+  /** Opens a client; initializes it unless `initialize: false`. */
+  connect(options?: { initialize?: boolean; capabilities?: Record<string, unknown>; name?: string }): Promise<WireClient>;
+  close(): Promise<void>;
+}
+
+/** Starts a harness. */
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const model = await startScriptedModelServer({ handler: options.handler ?? referenceScript, models: ['mock-model', 'gpt-5.2-codex', 'gpt-4.1'] });
+  const temp = await makeTempHome('deputy-as-');
+  await writeFile(join(temp.home, 'config.toml'), testConfigToml(model.url, options));
+  for (const [name, content] of Object.entries(options.homeFiles ?? {})) await writeFile(join(temp.home, name), content);
+  const config = await loadConfig({ home: temp.home, cwd: temp.cwd, overrides: options.overrides ?? [], env: {} });
+  const server = await DeputyAppServer.start({
+    config,
+    cwd: temp.cwd,
+    validateOutput: true,
+    logger: createLogger('error'),
+    outboundSoftLimit: options.outboundSoftLimit,
+    outboundHardLimit: options.outboundHardLimit,
+  });
+  const validator = new WireValidator();
+  const clients: WireClient[] = [];
+  return {
+    model,
+    temp,
+    server,
+    validator,
+    async connect(connectOptions = {}) {
+      const [serverSide, clientSide] = createMemoryTransportPair();
+      server.accept(serverSide, 'memory');
+      const client = new WireClient(clientSide, { validator, name: connectOptions.name ?? `client ${clients.length + 1}` });
+      clients.push(client);
+      if (connectOptions.initialize !== false) await client.initialize(connectOptions.capabilities ?? {});
+      return client;
+    },
+    async close() {
+      await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+      await server.close();
+      await model.close();
+      await temp.cleanup();
+    },
+  };
+}

@@ -1,0 +1,174 @@
+/**
+ * Acceptance by a real client: the official Codex TUI 0.130.0, run in tmux against our
+ * app-server (built `apps/app-server/dist/main.js`) with the scripted model, completes a
+ * session a person would: a greeting answered, a shell command approved with `y` and its output
+ * shown, a patch whose approval prompt shows the diff and whose file lands on disk, and `/quit`
+ * with exit status 0; once on a plain loopback server and once on a capability-token server with
+ * `--remote-auth-token-env`. The TUI must be installed (`bash scripts/install-codex-tui.sh`);
+ * when it is not, the tests fail and say so. Set DEPUTY_TUI_SERVER=reference to run the same
+ * session against the reference `codex app-server` instead.
+ */
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startScriptedModelServer, type ScriptedModelServer } from '@deputy/test-support';
+import { startAppServer, upgradeStatus, type AppServerProcess, type ServerKind } from './app-server-process.js';
+import { CODEX_TUI_VERSION, requireCodexBinary } from './codex-binary.js';
+import { TmuxSession } from './tmux-session.js';
+import { GREETING_ANSWER, TOOL_ANSWER_PREFIX, tuiModelScript } from './tui-model.js';
+
+/** The server under test; the one line to change (or the env var) to point the TUI elsewhere. */
+const SERVER_UNDER_TEST: ServerKind = process.env.DEPUTY_TUI_SERVER === 'reference' ? 'reference' : 'deputy';
+
+const TOKEN_ENV = 'DEPUTY_TUI_TEST_TOKEN';
+const SESSION_TIMEOUT_MS = 90_000;
+
+/** Everything one TUI session owns; all of it is torn down in `afterEach`. */
+interface Fixture {
+  root: string;
+  model: ScriptedModelServer | null;
+  server: AppServerProcess | null;
+  tui: TmuxSession | null;
+}
+
+let fixture: Fixture | null = null;
+
+afterEach(async () => {
+  const f = fixture;
+  fixture = null;
+  if (f === null) return;
+  await f.tui?.kill();
+  await f.server?.stop();
+  await f.model?.close();
+  await rm(f.root, { recursive: true, force: true });
+});
+
+/** The client home: a provider that needs no OpenAI login, and the policies the TUI sends. */
+function tuiConfigToml(): string {
+  return [
+    'model = "mock-model"',
+    'model_provider = "mock"',
+    'approval_policy = "on-request"',
+    'sandbox_mode = "read-only"',
+    'check_for_update_on_startup = false',
+    '',
+    '[model_providers.mock]',
+    'name = "mock"',
+    // Never contacted in --remote mode; the server talks to the model.
+    'base_url = "http://127.0.0.1:9/v1"',
+    'wire_api = "responses"',
+    '',
+  ].join('\n');
+}
+
+/** Starts the model, the server and the TUI; returns the workspace and the TUI session. */
+async function startSession(options: { withToken: boolean }): Promise<{ work: string; tui: TmuxSession; server: AppServerProcess; token: string | null }> {
+  const codexBin = requireCodexBinary();
+  const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'deputy-tui-e2e-')));
+  const f: Fixture = { root, model: null, server: null, tui: null };
+  fixture = f;
+  const work = path.join(root, 'work');
+  const serverHome = path.join(root, 'server-home');
+  const tuiHome = path.join(root, 'tui-home');
+  const tmuxDir = path.join(root, 'tmux');
+  await Promise.all([work, serverHome, tuiHome, tmuxDir].map((dir) => mkdir(dir, { recursive: true })));
+  await writeFile(path.join(tuiHome, 'config.toml'), tuiConfigToml());
+
+  f.model = await startScriptedModelServer({ handler: tuiModelScript(), models: ['mock-model'] });
+  const token = options.withToken ? `tok-${process.pid}-${Date.now()}-tui` : null;
+  f.server = await startAppServer({
+    kind: SERVER_UNDER_TEST,
+    codexBin,
+    home: serverHome,
+    modelUrl: f.model.url,
+    capabilityToken: token === null ? undefined : { token, tokenFile: path.join(root, 'ws-token') },
+  });
+
+  const tuiArgs = ['--remote', f.server.url, '-C', work, '--no-alt-screen'];
+  if (token !== null) tuiArgs.push('--remote-auth-token-env', TOKEN_ENV);
+  const env: Record<string, string> = { CODEX_HOME: tuiHome, TERM: 'xterm-256color' };
+  if (token !== null) env[TOKEN_ENV] = token;
+  f.tui = await TmuxSession.start({ dir: tmuxDir, argv: [codexBin, ...tuiArgs], env, cols: 200, rows: 50 });
+  return { work, tui: f.tui, server: f.server, token };
+}
+
+/** `expect` on a screen, with the whole screen in the failure message. */
+function expectScreen(screen: string) {
+  return expect(screen, `screen:\n${screen}`);
+}
+
+/** Pastes `text` into the composer, waits until it shows, and submits it. */
+async function submit(tui: TmuxSession, text: string): Promise<void> {
+  await tui.paste(text);
+  await tui.waitForText(text, 10_000);
+  await tui.press('Enter');
+}
+
+/** Adds the server's stderr to a failure, so it shows both sides. */
+async function explain<T>(server: AppServerProcess, step: Promise<T>): Promise<T> {
+  try {
+    return await step;
+  } catch (error) {
+    if (error instanceof Error) error.message += `\n--- ${SERVER_UNDER_TEST} app-server stderr (tail) ---\n${server.stderr().slice(-4_000)}`;
+    throw error;
+  }
+}
+
+/** The scripted session every test runs: greeting, approved command, approved patch, quit. */
+async function runScriptedSession(options: { withToken: boolean }): Promise<void> {
+  const { work, tui, server, token } = await startSession(options);
+  await explain(server, (async () => {
+    if (token !== null) {
+      // The server really demands the token, so the TUI got in only by sending it.
+      expect(await upgradeStatus(server.url)).toBe(401);
+      expect(await upgradeStatus(server.url, `${token}-wrong`)).toBe(401);
+    }
+    // Connected: the banner shows the model and the workspace from thread/start.
+    await tui.waitFor('the session banner', (s) => s.includes('mock-model') && s.includes(work));
+
+    await submit(tui, 'Hello there, TUI test!');
+    await tui.waitForText(GREETING_ANSWER);
+
+    await submit(tui, 'run: echo SHELL_OK_$((6*7))');
+    const prompt = await tui.waitForText('Would you like to run the following command?');
+    expectScreen(prompt).toContain('echo SHELL_OK_$((6*7))');
+    // The command has not run yet: its output appears only after the approval.
+    expectScreen(prompt).not.toContain('SHELL_OK_42');
+    await tui.press('y');
+    // The command cell shows the real output (the shell expanded the arithmetic).
+    await tui.waitForText(/└\s+SHELL_OK_42/);
+    await tui.waitForText(`${TOOL_ANSWER_PREFIX} SHELL_OK_42`);
+
+    await submit(tui, 'patch: tui-note.txt=written through the Codex TUI');
+    const edits = await tui.waitForText('Would you like to make the following edits?');
+    // The prompt renders the added file from item/started's `changes`: one added line, numbered.
+    expectScreen(edits).toContain('Added tui-note.txt (+1 -0)');
+    expectScreen(edits).toMatch(/^\s*1 \+written through the Codex TUI\s*$/m);
+    await expect(readFile(path.join(work, 'tui-note.txt'), 'utf8')).rejects.toThrow();
+    await tui.press('y');
+    await tui.waitFor('the answer after the patch', (s) => s.split(TOOL_ANSWER_PREFIX).length > 2);
+    expect(await readFile(path.join(work, 'tui-note.txt'), 'utf8')).toBe('written through the Codex TUI\n');
+
+    await submit(tui, '/quit');
+    expect(await tui.waitForExit()).toBe(0);
+  })());
+}
+
+describe(`the Codex ${CODEX_TUI_VERSION} TUI against the ${SERVER_UNDER_TEST} app-server`, () => {
+  it(
+    'greets, runs an approved command, applies an approved patch and quits with status 0',
+    async () => {
+      await runScriptedSession({ withToken: false });
+    },
+    SESSION_TIMEOUT_MS,
+  );
+
+  it(
+    'does the same over a capability-token server with --remote-auth-token-env',
+    async () => {
+      await runScriptedSession({ withToken: true });
+    },
+    SESSION_TIMEOUT_MS,
+  );
+});
