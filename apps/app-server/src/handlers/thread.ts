@@ -12,16 +12,14 @@ import { afterResponseOn, type AppContext } from '../app-context.js';
 import type { ConnectionState } from '../connection-state.js';
 import { instructionSources } from '../discovery/workspace.js';
 import { threadStarted, threadStatusChanged, tokenUsageReplay } from '../project/lifecycle.js';
-import { projectSession, projectThread, projectTurns, summaryOfLoaded } from '../project/threads.js';
+import { projectSession, projectThread, projectTurns } from '../project/threads.js';
 import { noRollout, orNotFound, parseThreadId, rejectEphemeral } from './common.js';
 import { threadOptions } from './thread-options.js';
 import type { Handlers } from './types.js';
 
 /** The wire form of a loaded thread, with its current status. */
 export function wireLoadedThread(app: AppContext, thread: Thread, turns: AppServer.Turn[] = []): AppServer.Thread {
-  const summary = summaryOfLoaded(thread);
-  // A forked thread's preview is only in the index (the engine does not copy it to the thread).
-  if (summary.preview === '') summary.preview = app.manager.index.get(thread.id)?.preview ?? '';
+  const summary = app.manager.summaryOf(thread);
   return projectThread({ summary, cliVersion: thread.meta.cliVersion, status: app.router.statusOf(thread.id), turns });
 }
 

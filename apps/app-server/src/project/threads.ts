@@ -12,7 +12,7 @@ import type {
   TurnInfo,
 } from '@deputy/protocol';
 import { AppServer } from '@deputy/protocol';
-import type { Thread as EngineThread, ThreadSettings, ThreadSummary, TurnRecord } from '@deputy/engine';
+import type { ThreadSettings, ThreadSummary, TurnRecord } from '@deputy/engine';
 import { projectItem } from './items.js';
 
 /** Unix milliseconds → whole Unix seconds (the wire's `createdAt`, `startedAt`, …). */
@@ -95,24 +95,6 @@ export function projectThread({ summary, cliVersion, status, turns = [] }: Threa
     gitInfo: null,
     name: summary.name,
     turns,
-  };
-}
-
-/** A loaded thread's summary (the engine keeps these facts on the thread itself). */
-export function summaryOfLoaded(thread: EngineThread): ThreadSummary {
-  return {
-    id: thread.id,
-    createdAtMs: thread.meta.createdAtMs,
-    updatedAtMs: thread.updatedAtMs,
-    cwd: thread.settings.cwd,
-    model: thread.settings.model,
-    modelProvider: thread.meta.modelProvider,
-    source: thread.meta.source,
-    preview: thread.preview,
-    name: thread.name,
-    archived: false,
-    path: thread.path ?? '',
-    forkedFromId: thread.meta.forkedFromId,
   };
 }
 

@@ -152,7 +152,7 @@ export class ThreadManager {
   /** Reads a thread (loaded or not) with its turns and items. */
   async read(threadId: string): Promise<ThreadSnapshot> {
     const loaded = this.#loaded.get(threadId);
-    if (loaded) return { summary: this.#summaryOf(loaded), turns: loaded.turns, settings: loaded.settings };
+    if (loaded) return { summary: this.summaryOf(loaded), turns: loaded.turns, settings: loaded.settings };
     const path = await this.#pathOf(threadId);
     const { meta, lines } = await readRollout(path);
     const replayed = replayRollout(lines);
@@ -315,7 +315,7 @@ export class ThreadManager {
     }
     const firstUser = thread.turns.flatMap((t) => t.items).find((i) => i.type === 'userMessage');
     thread.preview = firstUser ? previewOf(firstUser) : '';
-    this.index.upsert(this.#summaryOf(thread));
+    this.index.upsert(this.summaryOf(thread));
     return thread;
   }
 
@@ -345,7 +345,8 @@ export class ThreadManager {
     return thread;
   }
 
-  #summaryOf(thread: Thread): ThreadSummary {
+  /** The summary of a loaded thread (as `list` would show it). */
+  summaryOf(thread: Thread): ThreadSummary {
     return {
       id: thread.id,
       createdAtMs: thread.meta.createdAtMs,

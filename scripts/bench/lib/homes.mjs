@@ -1,0 +1,47 @@
+/**
+ * The server side of a bench run: a temp home per server whose config.toml points the `mock`
+ * provider at the scripted model (ours as DEPUTY_HOME, the reference's as CODEX_HOME), and the
+ * command line that starts each server on stdio. Approvals are `never` and the sandbox is off,
+ * so both servers run the same turns without prompts or sandbox start-up costs.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { distPath } from './paths.mjs';
+
+/** The config.toml both servers get (Codex keys, which Deputy reads too). */
+export function benchConfigToml(modelUrl) {
+  return [
+    'model = "mock-model"',
+    'model_provider = "mock"',
+    'approval_policy = "never"',
+    'sandbox_mode = "danger-full-access"',
+    'check_for_update_on_startup = false',
+    '[model_providers.mock]',
+    'name = "mock"',
+    `base_url = "${modelUrl}"`,
+    'wire_api = "responses"',
+    'request_max_retries = 0',
+    'stream_max_retries = 0',
+    '',
+  ].join('\n');
+}
+
+/** Creates a temp home with the bench config; `cleanup()` removes it. */
+export async function makeHome(kind, modelUrl) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), `deputy-bench-${kind}-home-`));
+  await writeFile(path.join(dir, 'config.toml'), benchConfigToml(modelUrl));
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * The spawn options of a server: `kind` is `deputy` or `reference`; `bin` is the reference
+ * binary (ignored for ours).
+ */
+export function serverSpawnOptions(kind, home, { bin, cwd } = {}) {
+  const env = { ...process.env, RUST_LOG: 'error', NO_COLOR: '1' };
+  if (kind === 'deputy') {
+    return { label: 'deputy', command: process.execPath, args: [distPath('appServer'), '--listen', 'stdio://'], env: { ...env, DEPUTY_HOME: home }, cwd };
+  }
+  return { label: 'reference', command: bin, args: ['app-server', '--listen', 'stdio://'], env: { ...env, CODEX_HOME: home }, cwd };
+}

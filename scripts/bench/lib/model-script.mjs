@@ -1,0 +1,72 @@
+/**
+ * The scripted model both servers talk to in the benches, and a timing proxy in front of it. The
+ * script is stateless (each answer follows from the request's own conversation): `run: CMD`
+ * calls `exec_command` with CMD, a tool output is answered with `TOOL_RESULT: <last line>`, and
+ * any other text with `ECHO: <text>`. The proxy records, per model request, when its headers
+ * arrived and when the last response byte was written, so a bench can subtract model time.
+ */
+import http from 'node:http';
+import { importDist } from './paths.mjs';
+
+/** Starts the built test-support scripted model server with the bench script. */
+export async function startBenchModel() {
+  const ts = await importDist('testSupport');
+  const handler = (request) => {
+    const tail = ts.conversationTail(request);
+    if (tail.kind === 'user') {
+      const said = tail.text.trim();
+      if (said.startsWith('run: ')) return { output: [ts.functionCall('exec_command', { cmd: said.slice(5), login: false, yield_time_ms: 10_000 })] };
+      return { output: [ts.text(`ECHO: ${said}`)] };
+    }
+    if (tail.kind === 'tool-output') {
+      const lines = tail.output.output.trim().split('\n');
+      return { output: [ts.text(`TOOL_RESULT: ${lines[lines.length - 1] ?? ''}`)] };
+    }
+    return { output: [ts.text('ECHO: (nothing to answer)')] };
+  };
+  return ts.startScriptedModelServer({ handler, models: ['mock-model'] });
+}
+
+/**
+ * A pass-through HTTP proxy to `upstreamUrl` (a `…/v1` base URL). `records` holds one entry per
+ * proxied request: `{ path, startMs, endMs }` in `performance.now()` time. `url` is the proxy's
+ * own `…/v1` base URL.
+ */
+export async function startTimingProxy(upstreamUrl) {
+  const upstream = new URL(upstreamUrl);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const records = [];
+  const server = http.createServer((req, res) => {
+    const record = { path: req.url, startMs: performance.now(), endMs: Number.NaN };
+    records.push(record);
+    const forward = http.request(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host }, agent },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.on('data', (chunk) => res.write(chunk));
+        answer.on('end', () => res.end(() => (record.endMs = performance.now())));
+      },
+    );
+    forward.on('error', (error) => {
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
+      res.end(String(error));
+    });
+    req.pipe(forward);
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  return {
+    url: `http://127.0.0.1:${port}${upstream.pathname.replace(/\/$/, '')}`,
+    records,
+    /** Sum of model time (request arrival to last byte written) of records[from..]. */
+    modelMsSince(from) {
+      return records.slice(from).reduce((sum, r) => sum + (r.endMs - r.startMs), 0);
+    },
+    async close() {
+      server.closeAllConnections();
+      agent.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
