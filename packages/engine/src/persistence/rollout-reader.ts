@@ -107,6 +107,12 @@ class LazyRolloutLine {
     Object.defineProperty(this, 'payload', LazyRolloutLine.#payloadAccessor);
   }
 
+  /** The first bytes of the unparsed payload text, or null once it has been parsed. */
+  rawPrefix(maxBytes: number): string | null {
+    if (this.#raw === null) return null;
+    return this.#raw.toString('utf8', this.#start, Math.min(this.#end, this.#start + maxBytes));
+  }
+
   #load(): unknown {
     if (this.#raw === null) return this.#value;
     let value: unknown;
@@ -121,6 +127,15 @@ class LazyRolloutLine {
     this.#raw = null;
     return this.#value;
   }
+}
+
+/**
+ * The start of a line's payload as raw JSON text, when the payload has not been parsed yet (a
+ * large line read lazily); null otherwise. Lets a reader classify a big line (e.g. the item type
+ * of an `item` line) without parsing it.
+ */
+export function peekPayloadPrefix(line: RolloutLine, maxBytes = 160): string | null {
+  return line instanceof LazyRolloutLine ? line.rawPrefix(maxBytes) : null;
 }
 
 class LineSink {

@@ -6,6 +6,8 @@
  */
 import type { ThreadItem, ThreadTokenUsage, TurnInfo } from '@deputy/protocol';
 import type { ResponseItem } from '../model/types.js';
+import type { RolloutLine } from '../persistence/rollout-line.js';
+import { peekPayloadPrefix } from '../persistence/rollout-reader.js';
 import type { RolloutFact } from './rollout-sink.js';
 import type { TurnRecord } from './thread.js';
 
@@ -109,4 +111,64 @@ function repairUnfinished(state: ReplayedThread, nowMs: number): void {
     turn.info = { ...turn.info, status: 'interrupted', completedAtMs: nowMs, lastAgentMessage: lastAgent?.type === 'agentMessage' ? lastAgent.text : null };
     state.repairs.push({ type: 'turn_ended', payload: { turn: turn.info } });
   }
+}
+
+/** What a resume needs before the history is replayed: the thread's name, usage and last settings. */
+export interface RolloutHead {
+  name: string | null;
+  usage: ThreadTokenUsage | null;
+  lastCwd: string | null;
+  lastModel: string | null;
+}
+
+/** Reads the small facts of a rollout (name, usage, last cwd and model) without replaying it. */
+export function scanRolloutHead(lines: readonly { type: string; payload: Record<string, unknown> }[]): RolloutHead {
+  const head: RolloutHead = { name: null, usage: null, lastCwd: null, lastModel: null };
+  for (const line of lines) {
+    if (line.type === 'turn_started') {
+      head.lastCwd = line.payload.cwd as string;
+      head.lastModel = line.payload.model as string;
+    } else if (line.type === 'token_usage') {
+      head.usage = line.payload.usage as ThreadTokenUsage;
+    } else if (line.type === 'thread_name') {
+      head.name = (line.payload.name as string | null) ?? null;
+    }
+  }
+  return head;
+}
+
+/** Item kinds kept by {@link messageTurns}. */
+const MESSAGE_TYPES = new Set(['userMessage', 'agentMessage']);
+
+/**
+ * The turns of a rollout with only their user and agent messages, without parsing the other
+ * items (a large item line is classified from the start of its raw text). This is what a resumed
+ * conversation shows; `replayRollout` gives every item.
+ */
+export function messageTurns(lines: readonly RolloutLine[], nowMs = Date.now()): TurnRecord[] {
+  const turns: TurnRecord[] = [];
+  for (const line of lines) {
+    if (line.type === 'turn_started') {
+      const p = line.payload;
+      turns.push({ info: { id: p.turnId, status: 'inProgress', error: null, startedAtMs: p.startedAtMs, completedAtMs: null, lastAgentMessage: null }, items: [] });
+    } else if (line.type === 'turn_ended') {
+      const record = turns.find((t) => t.info.id === line.payload.turn.id);
+      if (record) record.info = line.payload.turn;
+    } else if (line.type === 'item') {
+      const prefix = peekPayloadPrefix(line);
+      const peeked = prefix === null ? null : /^\{"turnId":"([^"]+)","item":\{"type":"(\w+)"/.exec(prefix);
+      const type = peeked ? peeked[2] : line.payload.item.type;
+      if (!type || !MESSAGE_TYPES.has(type)) continue;
+      const turnId = peeked ? peeked[1] : line.payload.turnId;
+      turns.find((t) => t.info.id === turnId)?.items.push(line.payload.item);
+    } else if (line.type === 'rollback') {
+      turns.splice(Math.max(0, turns.length - line.payload.numTurns));
+    }
+  }
+  for (const turn of turns) {
+    if (turn.info.status !== 'inProgress') continue;
+    const lastAgent = [...turn.items].reverse().find((i) => i.type === 'agentMessage');
+    turn.info = { ...turn.info, status: 'interrupted', completedAtMs: nowMs, lastAgentMessage: lastAgent?.type === 'agentMessage' ? lastAgent.text : null };
+  }
+  return turns;
 }

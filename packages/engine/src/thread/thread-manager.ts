@@ -15,7 +15,7 @@ import { findRolloutPath, moveFromArchive, moveToArchive, RolloutWriter } from '
 import { ThreadIndex, type ThreadListParams } from '../persistence/thread-index.js';
 import type { EngineRuntime } from './runtime.js';
 import { previewOf } from '../persistence/rollout-summary.js';
-import { replayRollout } from './replay.js';
+import { messageTurns, replayRollout, scanRolloutHead } from './replay.js';
 import type { RolloutSink } from './rollout-sink.js';
 import { applyTurnOverrides, sandboxModeOf, sandboxPolicyFromMode, type ThreadSettings, type TurnOverrides } from './settings.js';
 import { Thread, type ThreadMeta, type TurnRecord } from './thread.js';
@@ -258,10 +258,10 @@ export class ThreadManager {
   async #load(threadId: string, overrides: TurnOverrides): Promise<Thread> {
     const path = await this.#pathOf(threadId);
     const { meta, lines } = await readRollout(path);
-    const replayed = replayRollout(lines);
+    const head = scanRolloutHead(lines);
     const settings = this.runtime.defaultSettings({
-      cwd: replayed.lastCwd ?? meta.cwd,
-      model: replayed.lastModel ?? meta.model,
+      cwd: head.lastCwd ?? meta.cwd,
+      model: head.lastModel ?? meta.model,
       approvalPolicy: meta.approvalPolicy,
       sandboxPolicy: sandboxPolicyFromMode(meta.sandboxMode, this.runtime.config.sandboxWorkspaceWrite),
       baseInstructions: meta.baseInstructions,
@@ -274,15 +274,22 @@ export class ThreadManager {
       settings,
       writer,
     );
-    thread.history.push(...replayed.history);
-    thread.historyTurnIds.push(...replayed.historyTurnIds);
-    thread.turns.push(...replayed.turns);
-    thread.name = replayed.name;
-    thread.usage = replayed.usage;
+    thread.name = head.name;
+    thread.usage = head.usage;
     const row = this.index.get(threadId);
     thread.preview = row?.preview ?? '';
     thread.updatedAtMs = row?.updatedAtMs ?? meta.createdAtMs;
-    for (const fact of replayed.repairs) thread.deps.rollout.append(fact);
+    // The history and turns are replayed on first use: resuming a large thread only reads it.
+    thread.deferLoad(
+      (target) => {
+        const replayed = replayRollout(lines);
+        target.history.push(...replayed.history);
+        target.historyTurnIds.push(...replayed.historyTurnIds);
+        target.turns.push(...replayed.turns);
+        for (const fact of replayed.repairs) thread.deps.rollout.append(fact);
+      },
+      () => messageTurns(lines),
+    );
     return thread;
   }
 

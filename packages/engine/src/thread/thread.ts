@@ -94,10 +94,12 @@ export interface ActiveTurn {
 /** One conversation. */
 export class Thread {
   readonly events = new EventStream<EngineEvent>();
-  readonly history: ResponseItem[] = [];
-  /** The turn each history item belongs to (null for items before any turn), parallel to `history`. */
-  readonly historyTurnIds: (string | null)[] = [];
-  readonly turns: TurnRecord[] = [];
+  readonly #history: ResponseItem[] = [];
+  readonly #historyTurnIds: (string | null)[] = [];
+  readonly #turns: TurnRecord[] = [];
+  /** Replays a resumed thread's rollout on first use (a big thread resumes without parsing it all). */
+  #deferredLoad: (() => void) | null = null;
+  #deferredMessages: (() => TurnRecord[]) | null = null;
   name: string | null = null;
   preview = '';
   usage: ThreadTokenUsage | null = null;
@@ -121,6 +123,58 @@ export class Thread {
 
   get id(): string {
     return this.meta.id;
+  }
+
+  /** The model history (Responses items), in order. */
+  get history(): ResponseItem[] {
+    this.#materialize();
+    return this.#history;
+  }
+
+  /** The turn each history item belongs to (null for items before any turn), parallel to `history`. */
+  get historyTurnIds(): (string | null)[] {
+    this.#materialize();
+    return this.#historyTurnIds;
+  }
+
+  /** The turns with their completed items. */
+  get turns(): TurnRecord[] {
+    this.#materialize();
+    return this.#turns;
+  }
+
+  /** Whether the history and turns are still waiting to be replayed from the rollout. */
+  get isDeferred(): boolean {
+    return this.#deferredLoad !== null;
+  }
+
+  /**
+   * Defers filling the history and turns until they are first needed. `load` receives the arrays
+   * to fill; it runs at most once.
+   */
+  deferLoad(
+    load: (target: { history: ResponseItem[]; historyTurnIds: (string | null)[]; turns: TurnRecord[] }) => void,
+    messageView: () => TurnRecord[],
+  ): void {
+    this.#deferredLoad = () => load({ history: this.#history, historyTurnIds: this.#historyTurnIds, turns: this.#turns });
+    this.#deferredMessages = messageView;
+  }
+
+  /**
+   * The turns with only their user and agent messages (what a resumed conversation shows). Cheap
+   * on a thread that has not been replayed yet: other items are not parsed.
+   */
+  messageTurns(): TurnRecord[] {
+    if (this.#deferredLoad && this.#deferredMessages) return this.#deferredMessages();
+    return this.turns.map((t) => ({ info: t.info, items: t.items.filter((i) => i.type === 'userMessage' || i.type === 'agentMessage') }));
+  }
+
+  #materialize(): void {
+    const load = this.#deferredLoad;
+    if (!load) return;
+    this.#deferredLoad = null;
+    this.#deferredMessages = null;
+    load();
   }
 
   /** Absolute rollout path (null for an in-memory thread). */
