@@ -45,7 +45,8 @@ export async function loadCliConfig(options: Pick<ExecOptions, 'config' | 'profi
     env: process.env,
     modelOverride: options.model,
   });
-  for (const warning of config.warnings) log(`warning: ${warning}`);
+  // The demo fallback is announced below in the CLI's own words; other warnings pass through.
+  for (const warning of config.warnings) if (!(config.usingDemoFallback && warning.includes('demo model'))) log(`warning: ${warning}`);
   if (config.modelProviderId !== 'demo') return { config, close: async () => {} };
   const server = await startDemoModelServer();
   config.provider.baseUrl = server.url;
