@@ -4,8 +4,14 @@ import { defineProject } from 'vitest/config';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
-/** Maps each workspace package name to its source entry point. */
+/**
+ * Maps each workspace package name (and subpath export) to its source entry point. Subpaths come
+ * before their package: an alias also matches `<name>/…`, and the first match wins.
+ */
 export const workspaceAlias: Record<string, string> = {
+  '@deputy/protocol/jsonrpc': `${root}packages/protocol/src/jsonrpc.ts`,
+  '@deputy/protocol/handshake': `${root}packages/protocol/src/app-server/handshake.ts`,
+  '@deputy/rpc/core': `${root}packages/rpc/src/core.ts`,
   '@deputy/protocol': `${root}packages/protocol/src/index.ts`,
   '@deputy/engine': `${root}packages/engine/src/index.ts`,
   '@deputy/test-support': `${root}packages/test-support/src/index.ts`,

@@ -2,11 +2,11 @@
  * What every handler works with: the engine (`ThreadManager`, `EngineRuntime`, the resolved
  * config), the router, the client approvals, the model catalogue, the logger and the server's
  * working directory, plus the per-request hook `afterResponse` (work that must follow the
- * response on the wire, such as `thread/started` after `thread/start`). Built once by the server;
- * handlers receive it and never reach for globals.
+ * response on the wire, such as `thread/started` after `thread/start`). Built once, when the
+ * engine opens; handlers receive it and never reach for globals.
  */
 import type { EngineRuntime, ResolvedConfig, ThreadManager } from '@deputy/engine';
-import type { Connection, HandlerContext } from '@deputy/rpc';
+import type { Connection, HandlerContext } from '@deputy/rpc/core';
 import type { ClientApprovals } from './client-approvals.js';
 import type { ConnectionState } from './connection-state.js';
 import type { AppLogger } from './logger.js';

@@ -6,7 +6,7 @@
  * `UsageError`s whose message is fit for the terminal.
  */
 import { parseArgs } from 'node:util';
-import type { WsAuthFlags } from '@deputy/rpc';
+import type { WsAuthFlags } from '@deputy/rpc/core';
 
 /** What the command line asks for. */
 export interface AppServerArgs {

@@ -11,7 +11,7 @@
 import type { ApprovalRequest, ReviewDecision } from '@deputy/protocol';
 import { AppServer } from '@deputy/protocol';
 import type { ApprovalOrigin, ApprovalPort } from '@deputy/engine';
-import { RpcError } from '@deputy/rpc';
+import { RpcError } from '@deputy/rpc/core';
 import type { ConnectionState, SentRequest } from './connection-state.js';
 import type { AppLogger } from './logger.js';
 import { commandActionsOf, commandLineOf } from './project/items.js';

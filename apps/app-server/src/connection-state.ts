@@ -5,8 +5,8 @@
  * initialize and for opted-out methods) and `request` (server→client requests, whose per-connection
  * integer id it tracks so `serverRequest/resolved` can name it). It knows no method semantics.
  */
-import { AppServer } from '@deputy/protocol';
-import type { Connection } from '@deputy/rpc';
+import type { AppServer } from '@deputy/protocol';
+import type { Connection } from '@deputy/rpc/core';
 
 /** Which carrier a connection came in on (for logs). */
 export type TransportKind = 'stdio' | 'ws' | 'unix' | 'memory';
@@ -19,10 +19,13 @@ export interface SentRequest {
   readonly result: Promise<unknown>;
 }
 
+/** The tables outgoing messages are checked against (the server's full method tables). */
+export type OutputTables = Pick<typeof AppServer, 'serverNotifications' | 'serverRequests'>;
+
 /** Options of {@link ConnectionState}. */
 export interface ConnectionStateOptions {
-  /** Parse every outgoing notification against its schema first (tests, dev mode). */
-  validateOutput?: boolean;
+  /** Parse every outgoing notification and server request against these first (tests, dev mode). */
+  validateOutput?: OutputTables;
 }
 
 /** See the module comment. */
@@ -36,7 +39,7 @@ export class ConnectionState {
   /** Thread ids this connection receives turn and item events for. */
   readonly subscriptions = new Set<string>();
   readonly #optOut = new Set<string>();
-  readonly #validate: boolean;
+  readonly #validate: OutputTables | undefined;
   #nextRequestId = 0;
 
   constructor(
@@ -44,7 +47,7 @@ export class ConnectionState {
     readonly transportKind: TransportKind,
     options: ConnectionStateOptions = {},
   ) {
-    this.#validate = options.validateOutput === true;
+    this.#validate = options.validateOutput;
   }
 
   /** Process-unique id of the underlying connection (for logs). */
@@ -73,7 +76,7 @@ export class ConnectionState {
   /** Queues a notification unless the connection is not initialized or opted out of it. */
   notify<M extends AppServer.ServerNotificationMethod>(method: M, params: AppServer.NotificationParamsOf<M>): void {
     if (!this.wants(method)) return;
-    if (this.#validate) AppServer.serverNotifications[method].parse(params);
+    this.#validate?.serverNotifications[method].parse(params);
     this.connection.notify(method, params);
   }
 
@@ -84,7 +87,7 @@ export class ConnectionState {
    */
   request<M extends AppServer.ServerRequestMethod>(method: M, params: AppServer.ServerRequestParamsOf<M>, signal: AbortSignal): SentRequest | null {
     if (this.connection.isClosed || signal.aborted) return null;
-    if (this.#validate) AppServer.serverRequests[method].params.parse(params);
+    this.#validate?.serverRequests[method].params.parse(params);
     const id = this.#nextRequestId++;
     const result = this.connection.request(method, params, { signal });
     return { id, result };

@@ -5,6 +5,6 @@
  */
 export { runAppServer, type RunOptions } from './run.js';
 export { parseAppServerArgs, USAGE, UsageError, type AppServerArgs } from './cli-args.js';
-export { DeputyAppServer, type AppServerOptions } from './server.js';
+export { DeputyAppServer, type AppServerOptions, type DeferredConfig } from './server.js';
 export { ConnectionState, type TransportKind } from './connection-state.js';
 export { createLogger, parseLogLevel, type AppLogger, type LogLevel } from './logger.js';

@@ -4,7 +4,7 @@
  * are appended as compact JSON. It implements the `RpcLogger` shape the transports and
  * connections report dropped input to, and never logs secrets it is not handed.
  */
-import type { RpcLogger } from '@deputy/rpc';
+import type { RpcLogger } from '@deputy/rpc/core';
 
 /** How much to log: `error` < `warn` < `info` < `debug`. */
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';

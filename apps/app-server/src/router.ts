@@ -7,11 +7,18 @@
  * `turn/start`'s always precedes the notifications its call caused. The router owns the
  * subscriptions and each loaded thread's projection view; it never calls the engine.
  */
-import type { AppServer } from '@deputy/protocol';
+import type { AppServer, EngineEvent } from '@deputy/protocol';
 import type { ManagerEvent, ThreadManager } from '@deputy/engine';
 import type { ConnectionState } from './connection-state.js';
 import type { AppLogger } from './logger.js';
-import { createThreadView, projectEvent, type Outbound, type ThreadView, type WireNotification } from './project/notifications.js';
+import type { Outbound, WireNotification } from './project/outbound.js';
+import type { ThreadView } from './project/notifications.js';
+
+/** The event projection (`project/notifications.ts`), handed over with the engine. */
+export interface Projection {
+  createThreadView(threadId: string): ThreadView;
+  projectEvent(view: ThreadView, event: EngineEvent): Outbound[];
+}
 
 /** Notifications that go to every initialized connection rather than to a thread's subscribers. */
 const BROADCAST_METHODS: ReadonlySet<string> = new Set([
@@ -44,14 +51,19 @@ export class Router {
   readonly #views = new Map<string, ThreadView>();
   readonly #holds = new Map<string, Hold>();
   #manager: ThreadManager | null = null;
+  #projection: Projection | null = null;
   #requests: ResolvedRequestSource | null = null;
   #detach: (() => void) | null = null;
 
   constructor(private readonly logger: AppLogger) {}
 
-  /** Starts routing the manager's events; `requests` names the connections of resolved approvals. */
-  attach(manager: ThreadManager, requests: ResolvedRequestSource): void {
+  /**
+   * Starts routing the manager's events through the projection; `requests` names the connections
+   * of resolved approvals. Thread views exist from then on.
+   */
+  attach(manager: ThreadManager, requests: ResolvedRequestSource, projection: Projection): void {
     this.#manager = manager;
+    this.#projection = projection;
     this.#requests = requests;
     this.#detach = manager.events.subscribe((event) => this.#onManagerEvent(event));
   }
@@ -96,7 +108,10 @@ export class Router {
   /** The projection view of a loaded thread (created on first use). */
   viewOf(threadId: string): ThreadView {
     let view = this.#views.get(threadId);
-    if (!view) this.#views.set(threadId, (view = createThreadView(threadId)));
+    if (!view) {
+      if (!this.#projection) throw new Error('the router has no thread views before the engine is attached');
+      this.#views.set(threadId, (view = this.#projection.createThreadView(threadId)));
+    }
     return view;
   }
 
@@ -169,7 +184,8 @@ export class Router {
   #onManagerEvent(event: ManagerEvent): void {
     if (event.type === 'thread.event') {
       const { threadId } = event.event;
-      this.publish(threadId, projectEvent(this.viewOf(threadId), event.event));
+      const view = this.viewOf(threadId);
+      this.publish(threadId, this.#projection?.projectEvent(view, event.event) ?? []);
     } else if (event.type === 'thread.closed') {
       this.#views.delete(event.threadId);
       for (const state of this.#subscribers.get(event.threadId) ?? []) state.subscriptions.delete(event.threadId);

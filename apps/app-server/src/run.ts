@@ -1,29 +1,30 @@
 /**
- * `deputy app-server`: parses the command line, loads the configuration from the home (starting
- * the offline demo model when it is the provider), refuses a non-loopback WebSocket bind without
+ * `deputy app-server`: parses the command line, refuses a non-loopback WebSocket bind without
  * auth, opens every listener, prints one `listening on` line per listener on stderr, and serves
  * until stdin reaches EOF (stdio mode), a SIGINT/SIGTERM arrives, or a caller's signal aborts.
- * Returns the process exit code; never calls `process.exit`.
+ * Start-up stays lean: the configuration is loaded from the home (starting the offline demo model
+ * when it is the provider) together with the engine, by the first request after `initialize`;
+ * a configuration that does not load then ends the server with exit code 1. Returns the process
+ * exit code; never calls `process.exit`.
  */
-import { mkdir } from 'node:fs/promises';
-import { DEPUTY_VERSION, loadConfig, resolveHome, type ResolvedConfig } from '@deputy/engine';
+import { mkdirSync } from 'node:fs';
+import type { ResolvedConfig } from '@deputy/engine';
 import {
   createStdioListener,
   createWsAuthenticator,
   formatWsUrl,
   isLoopbackHost,
-  listenUnixSocket,
-  listenWebSocket,
   parseListenUrl,
   resolveWsAuthFlags,
   type ListenTarget,
   type Listener,
   type WsAuthenticator,
-} from '@deputy/rpc';
+} from '@deputy/rpc/core';
 import { parseAppServerArgs, USAGE, UsageError, type AppServerArgs } from './cli-args.js';
-import { createLogger, parseLogLevel, type AppLogger } from './logger.js';
-import { DeputyAppServer } from './server.js';
 import type { TransportKind } from './connection-state.js';
+import { APP_SERVER_VERSION, deputyHomeOf } from './identity.js';
+import { createLogger, parseLogLevel, type AppLogger } from './logger.js';
+import { DeputyAppServer, type DeferredConfig } from './server.js';
 
 /** Where `runAppServer` reads and writes besides the listeners (tests substitute these). */
 export interface RunOptions {
@@ -49,15 +50,41 @@ interface DemoServer {
   close(): Promise<void>;
 }
 
-async function startDemoIfNeeded(config: ResolvedConfig, stderr: (text: string) => void): Promise<DemoServer | null> {
-  if (config.modelProviderId !== 'demo') return null;
+async function startDemo(stderr: (text: string) => void): Promise<DemoServer> {
   // test-support ships the scripted demo model; loaded only when the demo provider is in use.
   const specifier = '@deputy/test-support';
   const support = (await import(specifier)) as { startDemoModelServer(): Promise<DemoServer> };
   const demo = await support.startDemoModelServer();
-  config.provider.baseUrl = demo.url;
   stderr('deputy app-server: no model provider configured; serving the built-in offline demo model (a scripted model, not a real one)\n');
   return demo;
+}
+
+/**
+ * The configuration as the server loads it on first need: from the home, with the command line's
+ * overrides and profile; its warnings are logged, and the demo model is started (once) when it is
+ * the provider. `demo()` gives the demo server to close, if one was started.
+ */
+function deferredConfig(
+  args: AppServerArgs,
+  home: string,
+  options: Required<Omit<RunOptions, 'signal'>>,
+  logger: AppLogger,
+): DeferredConfig & { demo(): Promise<DemoServer | null> } {
+  let demo: Promise<DemoServer> | null = null;
+  return {
+    home,
+    async load(): Promise<ResolvedConfig> {
+      const { loadConfig } = await import('@deputy/engine');
+      const config = await loadConfig({ home, cwd: options.cwd, overrides: args.configOverrides, profile: args.profile, env: options.env });
+      for (const warning of config.warnings) logger.warn(warning);
+      if (config.modelProviderId === 'demo') {
+        demo ??= startDemo(options.stderr);
+        config.provider.baseUrl = (await demo).url;
+      }
+      return config;
+    },
+    demo: () => (demo ? demo.catch(() => null) : Promise.resolve(null)),
+  };
 }
 
 function checkBinds(targets: readonly ListenTarget[], auth: unknown): void {
@@ -74,11 +101,14 @@ async function openListener(target: ListenTarget, auth: WsAuthenticator | undefi
   switch (target.kind) {
     case 'stdio':
       return { listener: createStdioListener({ logger }), kind: 'stdio', url: 'stdio://' };
+    // The socket listeners (HTTP, ws) are loaded only when one is asked for.
     case 'ws': {
+      const { listenWebSocket } = await import('@deputy/rpc');
       const ws = await listenWebSocket({ host: target.host, port: target.port, auth, logger });
       return { listener: ws, kind: 'ws', url: ws.url };
     }
     case 'unix': {
+      const { listenUnixSocket } = await import('@deputy/rpc');
       const unix = await listenUnixSocket({ path: target.path, logger });
       return { listener: unix, kind: 'unix', url: `unix://${unix.path}` };
     }
@@ -99,19 +129,24 @@ function banner(opened: Opened): string {
 /** Serves until stdin EOF (with a stdio listener), a signal, or `options.signal`. */
 async function serve(args: AppServerArgs, options: Required<Omit<RunOptions, 'signal'>> & Pick<RunOptions, 'signal'>): Promise<number> {
   const logger = createLogger(parseLogLevel(options.env.DEPUTY_LOG, 'warn'), options.stderr);
-  const home = resolveHome(options.env);
+  const home = deputyHomeOf(options.env);
   const targets = args.listen.map((url) => parseListenUrl(url, { home, cwd: options.cwd }));
   const authConfig = resolveWsAuthFlags(args.wsAuth);
   checkBinds(targets, authConfig);
   const auth = authConfig ? await createWsAuthenticator(authConfig) : undefined;
-  await mkdir(home, { recursive: true, mode: 0o700 });
-  const config = await loadConfig({ home, cwd: options.cwd, overrides: args.configOverrides, profile: args.profile, env: options.env });
-  for (const warning of config.warnings) logger.warn(warning);
-  const demo = await startDemoIfNeeded(config, options.stderr);
-  const server = await DeputyAppServer.start({ config, logger, cwd: options.cwd });
-  const opened: Opened[] = [];
+  // Synchronous on purpose: nothing else runs yet, and it spares starting the thread pool.
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  const config = deferredConfig(args, home, options, logger);
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
+  // A configuration or store that does not open ends the server, as it did before it served.
+  let failure = null as { error: unknown } | null;
+  const onEngineError = (error: unknown): void => {
+    failure ??= { error };
+    onSignal();
+  };
+  const server = await DeputyAppServer.start({ config, logger, cwd: options.cwd, onEngineError });
+  const opened: Opened[] = [];
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   options.signal?.addEventListener('abort', onSignal, { once: true });
@@ -128,6 +163,7 @@ async function serve(args: AppServerArgs, options: Required<Omit<RunOptions, 'si
       });
     }
     if (!stop.signal.aborted) await new Promise((resolve) => stop.signal.addEventListener('abort', resolve, { once: true }));
+    if (failure !== null) throw failure.error;
     return 0;
   } finally {
     process.off('SIGINT', onSignal);
@@ -135,7 +171,7 @@ async function serve(args: AppServerArgs, options: Required<Omit<RunOptions, 'si
     options.signal?.removeEventListener('abort', onSignal);
     await Promise.all(opened.map((o) => o.listener.close().catch(() => undefined)));
     await server.close();
-    await demo?.close();
+    await (await config.demo())?.close();
   }
 }
 
@@ -160,7 +196,7 @@ export async function runAppServer(argv: readonly string[], options: RunOptions 
     return 0;
   }
   if (args.version) {
-    resolved.stdout(`deputy-app-server ${DEPUTY_VERSION}\n`);
+    resolved.stdout(`deputy-app-server ${APP_SERVER_VERSION}\n`);
     return 0;
   }
   try {

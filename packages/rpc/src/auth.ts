@@ -5,13 +5,13 @@
  * constant time (the expected token comes from `--ws-token-file` or as `--ws-token-sha256`);
  * `signed-bearer-token` verifies an HS256 JWT with jose against the shared secret from
  * `--ws-shared-secret-file`, with an optional issuer and audience and a clock-skew allowance.
- * A failure is a 401 with a short reason; this module never logs or echoes tokens.
+ * A failure is a 401 with a short reason; this module never logs or echoes tokens. jose is loaded
+ * only when a signed-bearer-token authenticator is created.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import path from 'node:path';
-import { errors as joseErrors, jwtVerify } from 'jose';
 
 /** Default allowance for `exp`/`nbf` checks, in seconds (the reference's). */
 export const DEFAULT_MAX_CLOCK_SKEW_SECONDS = 30;
@@ -169,7 +169,9 @@ export function bearerToken(headers: IncomingHttpHeaders): { token: string } | {
   return token === '' ? { error: 'invalid authorization header' } : { token };
 }
 
-function jwtFailure(e: unknown): string {
+type Jose = typeof import('jose');
+
+function jwtFailure(e: unknown, joseErrors: Jose['errors']): string {
   if (e instanceof joseErrors.JWTExpired) return 'expired websocket jwt';
   if (e instanceof joseErrors.JWTClaimValidationFailed) {
     if (e.claim === 'iss') return 'websocket jwt issuer mismatch';
@@ -210,6 +212,7 @@ export async function createWsAuthenticator(config: WsAuthConfig): Promise<WsAut
     );
   }
   const key = new Uint8Array(secret);
+  const { errors: joseErrors, jwtVerify } = await import('jose');
   return {
     mode: config.mode,
     async authorize(headers) {
@@ -225,7 +228,7 @@ export async function createWsAuthenticator(config: WsAuthConfig): Promise<WsAut
         });
         return { ok: true };
       } catch (e) {
-        return unauthorized(jwtFailure(e));
+        return unauthorized(jwtFailure(e, joseErrors));
       }
     },
   };

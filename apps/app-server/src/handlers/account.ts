@@ -5,7 +5,7 @@
  * OpenAI account (`account: null, requiresOpenaiAuth: false`). Rate limits need ChatGPT auth,
  * which Deputy does not do, so that call fails with the reference's messages.
  */
-import { RpcError } from '@deputy/rpc';
+import { RpcError } from '@deputy/rpc/core';
 import type { AppServer } from '@deputy/protocol';
 import type { AppContext } from '../app-context.js';
 import type { Handlers } from './types.js';

@@ -4,7 +4,7 @@
  * engine call (the engine spreads option objects, so an explicit `undefined` would erase a
  * default). No handler logic lives here.
  */
-import { RpcError } from '@deputy/rpc';
+import { RpcError } from '@deputy/rpc/core';
 import { ThreadNotFoundError, type Thread } from '@deputy/engine';
 import type { AppContext } from '../app-context.js';
 

@@ -1,16 +1,30 @@
 /**
  * The handshake (spec §4): `initialize` records the client and its opt-ins on the connection and
- * answers with the user agent, the home and the platform; `remoteControl/status/changed` and one
- * `configWarning` per configuration warning follow the response. A second `initialize` is `Already initialized`; the `initialized` notification
- * is accepted and changes nothing (the reference serves requests before it).
+ * answers with the user agent, the home and the platform; the server's greeting
+ * (`remoteControl/status/changed`, then one `configWarning` per configuration warning once the
+ * configuration is known) follows the response. A second `initialize` is `Already initialized`;
+ * the `initialized` notification is accepted and changes nothing (the reference serves requests
+ * before it). Nothing here needs the engine, so the first response never waits for it.
  */
 import os from 'node:os';
-import { DEPUTY_VERSION } from '@deputy/engine';
 import type { AppServer } from '@deputy/protocol';
-import { RpcError } from '@deputy/rpc';
-import { afterResponse, type AppContext } from '../app-context.js';
-import { configWarning, remoteControlDisabled } from '../project/lifecycle.js';
+import { RpcError, type Connection } from '@deputy/rpc/core';
+import { afterResponse } from '../app-context.js';
+import type { ConnectionState } from '../connection-state.js';
+import { APP_SERVER_VERSION } from '../identity.js';
+import type { AppLogger } from '../logger.js';
 import type { Handlers } from './types.js';
+
+/** What `initialize` works with (the server provides it before the engine is loaded). */
+export interface Handshake {
+  readonly logger: AppLogger;
+  /** The Deputy home, reported as `codexHome`. */
+  readonly home: string;
+  /** The state of a connection. */
+  stateOf(connection: Connection): ConnectionState;
+  /** Sends the post-initialize notifications; runs once the response is queued. */
+  greet(state: ConnectionState): void;
+}
 
 /**
  * `<originator>/<version> (<os> <os version>; <arch>) <$TERM> (<client name>; <client version>)`.
@@ -19,7 +33,7 @@ import type { Handlers } from './types.js';
  */
 export function userAgentOf(clientInfo: AppServer.ClientInfo, term: string | undefined = process.env.TERM): string {
   const platform = `${os.type()} ${os.release()}; ${os.arch()}`;
-  return `${clientInfo.name}/${DEPUTY_VERSION} (${platform}) ${term || 'unknown'} (${clientInfo.name}; ${clientInfo.version})`;
+  return `${clientInfo.name}/${APP_SERVER_VERSION} (${platform}) ${term || 'unknown'} (${clientInfo.name}; ${clientInfo.version})`;
 }
 
 /** `platformFamily` and `platformOs` of this process. */
@@ -29,19 +43,16 @@ export function platformOf(platform: NodeJS.Platform = process.platform): { plat
 }
 
 /** The handlers of this area. */
-export function initializeHandlers(app: AppContext): Handlers {
+export function initializeHandlers(handshake: Handshake): Handlers {
   return {
     initialize: (params, ctx) => {
-      const state = app.stateOf(ctx.connection);
+      const state = handshake.stateOf(ctx.connection);
       // Two pipelined initialize requests can both pass the guard; only the first one wins.
       if (state.isInitialized) throw RpcError.alreadyInitialized();
       state.initialize(params);
-      app.logger.info('client initialized', { connection: state.id, transport: state.transportKind, client: params.clientInfo.name });
-      afterResponse(ctx, () => {
-        app.router.sendTo(state, remoteControlDisabled());
-        for (const warning of app.config.warnings) app.router.sendTo(state, configWarning(warning));
-      });
-      return { userAgent: userAgentOf(params.clientInfo), codexHome: app.config.home, ...platformOf() };
+      handshake.logger.info('client initialized', { connection: state.id, transport: state.transportKind, client: params.clientInfo.name });
+      afterResponse(ctx, () => handshake.greet(state));
+      return { userAgent: userAgentOf(params.clientInfo), codexHome: handshake.home, ...platformOf() };
     },
   };
 }

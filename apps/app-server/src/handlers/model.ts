@@ -3,7 +3,7 @@
  * `modelProvider/capabilities/read` (the engine offers no namespaced tools, image generation or
  * web search, so all three are false).
  */
-import { RpcError } from '@deputy/rpc';
+import { RpcError } from '@deputy/rpc/core';
 import type { AppContext } from '../app-context.js';
 import type { Handlers } from './types.js';
 

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { ApprovalPolicySchema, ReasoningEffortSchema, ReasoningSummarySchema, SandboxModeSchema, type AppServer } from '@deputy/protocol';
 import { sandboxPolicyFromMode, type StartThreadOptions } from '@deputy/engine';
-import { RpcError } from '@deputy/rpc';
+import { RpcError } from '@deputy/rpc/core';
 import type { AppContext } from '../app-context.js';
 import { engineApprovalPolicy } from '../project/threads.js';
 import { defined } from './common.js';

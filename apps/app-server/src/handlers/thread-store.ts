@@ -5,7 +5,7 @@
  * before the archive response, `thread/archived`, `thread/unarchived` and `thread/name/updated`
  * after theirs.
  */
-import { RpcError } from '@deputy/rpc';
+import { RpcError } from '@deputy/rpc/core';
 import { EngineError } from '@deputy/engine';
 import type { AppServer } from '@deputy/protocol';
 import { afterResponseOn, type AppContext } from '../app-context.js';

@@ -5,7 +5,7 @@
  * notifications around the response: `thread/started` after start and fork, `idle` before the
  * response of a resume that loads the thread, the token-usage replay and pending approvals after.
  */
-import { RpcError } from '@deputy/rpc';
+import { RpcError } from '@deputy/rpc/core';
 import type { Thread } from '@deputy/engine';
 import type { AppServer } from '@deputy/protocol';
 import { afterResponseOn, type AppContext } from '../app-context.js';

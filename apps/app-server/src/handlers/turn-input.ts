@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AppServer, UserInput as EngineInput } from '@deputy/protocol';
 import type { TurnOverrides } from '@deputy/engine';
-import { RpcError } from '@deputy/rpc';
+import { RpcError } from '@deputy/rpc/core';
 import { engineApprovalPolicy, engineSandbox } from '../project/threads.js';
 import { defined } from './common.js';
 

@@ -4,7 +4,7 @@
  * `turn/interrupt` answers at once, also when nothing runs (spec §17 #8). While a turn call is
  * answered the thread's delivery is held, so the response precedes the events it caused.
  */
-import { RpcError } from '@deputy/rpc';
+import { RpcError } from '@deputy/rpc/core';
 import { afterResponse, type AppContext } from '../app-context.js';
 import { newTurn } from '../project/threads.js';
 import { requireLoaded } from './common.js';

@@ -4,7 +4,7 @@
  * area and the server merges them; the method list itself lives only in `@deputy/protocol`.
  */
 import type { AppServer } from '@deputy/protocol';
-import type { MethodHandlers } from '@deputy/rpc';
+import type { MethodHandlers } from '@deputy/rpc/core';
 
 /** Handlers for (part of) the client request table. */
 export type Handlers = MethodHandlers<typeof AppServer.clientRequests>;

@@ -6,7 +6,7 @@
  */
 import type { ThreadTokenUsage } from '@deputy/protocol';
 import type { AppServer } from '@deputy/protocol';
-import { notification, type Outbound } from './notifications.js';
+import { notification, type Outbound } from './outbound.js';
 
 /** `thread/started` (broadcast). */
 export function threadStarted(thread: AppServer.Thread): Outbound {

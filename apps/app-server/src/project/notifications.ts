@@ -7,21 +7,12 @@
  * streamed agent text, and the reasoning summary part in progress. Deciding who receives each
  * message is the router's job, not this module's.
  */
-import type { EngineEvent } from '@deputy/protocol';
-import { AppServer } from '@deputy/protocol';
+import type { AppServer, EngineEvent } from '@deputy/protocol';
 import { closeOpenItem, pendingCommandItem, projectItem } from './items.js';
+import { notification, type Outbound } from './outbound.js';
 import { projectTurnError, projectTurnInfo } from './threads.js';
 
-/** One notification, typed by its method. */
-export type WireNotification = {
-  [M in AppServer.ServerNotificationMethod]: { kind: 'notification'; method: M; params: AppServer.NotificationParamsOf<M> };
-}[AppServer.ServerNotificationMethod];
-
-/**
- * What an event turns into: notifications, or `serverRequest/resolved` for an approval (its
- * `requestId` differs per connection, so the router fills it in).
- */
-export type Outbound = WireNotification | { kind: 'requestResolved'; approvalId: string };
+export { notification, type Outbound, type WireNotification } from './outbound.js';
 
 /** An item shown as started and not yet completed. */
 interface OpenItem {
@@ -50,11 +41,6 @@ export interface ThreadView {
 /** A fresh view: the thread is loaded and idle. */
 export function createThreadView(threadId: string): ThreadView {
   return { threadId, status: { type: 'idle' }, pendingApprovals: new Map(), open: new Map(), startedAtMs: new Map(), summaryPart: new Map() };
-}
-
-/** Builds a typed notification. */
-export function notification<M extends AppServer.ServerNotificationMethod>(method: M, params: AppServer.NotificationParamsOf<M>): Outbound {
-  return { kind: 'notification', method, params } as Outbound;
 }
 
 function setStatus(view: ThreadView, status: AppServer.ThreadStatus): Outbound {

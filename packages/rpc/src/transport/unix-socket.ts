@@ -76,7 +76,7 @@ async function prepareSocketPath(socketPath: string): Promise<void> {
 export async function listenUnixSocket(options: UnixSocketListenerOptions): Promise<UnixSocketListener> {
   const socketPath = path.resolve(options.path);
   await prepareSocketPath(socketPath);
-  const upgrade = createUpgradeServer({
+  const upgrade = await createUpgradeServer({
     label: 'unix',
     healthEndpoints: false,
     maxPayload: options.maxPayload,

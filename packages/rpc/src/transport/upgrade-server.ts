@@ -4,11 +4,11 @@
  * plain request) and turns an authorized Upgrade into a `WebSocketTransport`. The `ws` server runs
  * with `perMessageDeflate: false`, so a client that offers the extension is accepted without it
  * being negotiated (the reference's unix socket dropped such clients; spec §17 #13 says fix).
- * Binding the server to an address or a path is the caller's job.
+ * Binding the server to an address or a path is the caller's job. `ws` is loaded when the first
+ * such server is created, so processes that only serve stdio never load it.
  */
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer } from 'ws';
 import type { WsAuthenticator } from '../auth.js';
 import { AsyncQueue } from './async-queue.js';
 import { NOOP_LOGGER, type Transport, type TransportOptions } from './transport.js';
@@ -64,7 +64,8 @@ function handlePlainRequest(req: http.IncomingMessage, res: http.ServerResponse,
 }
 
 /** Builds the server; see the module comment. */
-export function createUpgradeServer(options: UpgradeServerOptions): UpgradeServer {
+export async function createUpgradeServer(options: UpgradeServerOptions): Promise<UpgradeServer> {
+  const { WebSocketServer } = await import('ws');
   const logger = options.logger ?? NOOP_LOGGER;
   const transports = new AsyncQueue<Transport>();
   const open = new Set<WebSocketTransport>();

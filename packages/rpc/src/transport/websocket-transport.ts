@@ -4,9 +4,10 @@
  * not decode are logged and dropped. `send` resolves when the socket has taken the frame, so a peer
  * that stops reading makes sends wait, which is what the connection's bounded queue measures.
  * Closing sends a normal close frame and falls back to terminating the socket when the peer does
- * not answer, or at once when unsent data is stuck behind a reader that does not read.
+ * not answer, or at once when unsent data is stuck behind a reader that does not read. It reads
+ * the ready-state constants off the socket itself, so loading this module does not load `ws`.
  */
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import { decodeMessage, encodeMessage, type JsonRpcMessage } from '@deputy/protocol';
 import { AsyncQueue } from './async-queue.js';
 import { NOOP_LOGGER, type Transport, type TransportOptions } from './transport.js';
@@ -66,7 +67,7 @@ export class WebSocketTransport implements Transport {
       else logger.warn('dropped an invalid message', { transport: this.description, error: decoded.error.message });
     });
     ws.on('error', (err) => logger.warn('websocket error', { transport: this.description, error: err.message }));
-    if (ws.readyState === WebSocket.CLOSED) {
+    if (ws.readyState === ws.CLOSED) {
       this.#isClosed = true;
       this.#queue.end();
     }
@@ -82,7 +83,7 @@ export class WebSocketTransport implements Transport {
   }
 
   send(message: JsonRpcMessage): Promise<void> {
-    if (this.#isClosed || this.#ws.readyState !== WebSocket.OPEN) {
+    if (this.#isClosed || this.#ws.readyState !== this.#ws.OPEN) {
       return Promise.reject(new Error(`${this.description} is closed`));
     }
     let text: string;
@@ -106,10 +107,10 @@ export class WebSocketTransport implements Transport {
   async close(reason?: string): Promise<void> {
     if (!this.#isClosed) {
       const ws = this.#ws;
-      if (ws.readyState === WebSocket.CONNECTING || ws.bufferedAmount > 0) {
+      if (ws.readyState === ws.CONNECTING || ws.bufferedAmount > 0) {
         // The peer is not reading: a close handshake would queue behind the stuck data.
         ws.terminate();
-      } else if (ws.readyState === WebSocket.OPEN) {
+      } else if (ws.readyState === ws.OPEN) {
         ws.close(NORMAL_CLOSURE, (reason ?? '').slice(0, MAX_REASON_CHARS));
         const timer = setTimeout(() => ws.terminate(), this.#options.closeTimeoutMs ?? 1000);
         timer.unref();

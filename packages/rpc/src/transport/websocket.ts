@@ -33,7 +33,7 @@ export interface WebSocketListener extends Listener {
 
 /** Binds the listener; resolves once it accepts connections, rejects if the bind fails. */
 export async function listenWebSocket(options: WebSocketListenerOptions): Promise<WebSocketListener> {
-  const upgrade = createUpgradeServer({
+  const upgrade = await createUpgradeServer({
     label: 'ws',
     healthEndpoints: true,
     auth: options.auth,

@@ -1,0 +1,82 @@
+/**
+ * The part of the app-server that needs the engine, opened on first need: the server imports this
+ * module dynamically when the first request after `initialize` arrives, so answering `initialize`
+ * never loads `@deputy/engine` (openai, SQLite, the tools). It opens the engine runtime and the
+ * thread manager on the configuration, wires the client approvals, the event projection and the
+ * router to them, and builds the context handlers work with and every handler table except the
+ * handshake's.
+ */
+import { EngineRuntime, ThreadManager, type ResolvedConfig } from '@deputy/engine';
+import type { Connection } from '@deputy/rpc/core';
+import type { AppContext } from './app-context.js';
+import { ClientApprovals } from './client-approvals.js';
+import type { ConnectionState } from './connection-state.js';
+import { accountHandlers } from './handlers/account.js';
+import { catalogHandlers } from './handlers/catalog.js';
+import { configHandlers } from './handlers/config.js';
+import { modelHandlers } from './handlers/model.js';
+import { threadStoreHandlers } from './handlers/thread-store.js';
+import { threadHandlers } from './handlers/thread.js';
+import { turnHandlers } from './handlers/turn.js';
+import type { Handlers } from './handlers/types.js';
+import type { AppLogger } from './logger.js';
+import { ModelCatalog } from './model-catalog.js';
+import { createThreadView, projectEvent } from './project/notifications.js';
+import type { Router } from './router.js';
+
+/** What the server hands over when it opens the engine. */
+export interface EngineServicesOptions {
+  config: ResolvedConfig;
+  /** The server's router (it already tracks the open connections). */
+  router: Router;
+  logger: AppLogger;
+  /** Default thread cwd and base of relative paths. */
+  cwd: string;
+  stateOf(connection: Connection): ConnectionState;
+}
+
+/** The opened engine with the handlers that use it. */
+export interface EngineServices {
+  readonly app: AppContext;
+  /** Handlers of every client request method the server serves, except `initialize`. */
+  readonly handlers: Handlers;
+  /** Stops routing engine events and closes the thread manager (threads, store, index). */
+  close(): Promise<void>;
+}
+
+/** Opens the engine (thread store and index) and builds the handlers; see the module comment. */
+export async function openEngineServices(options: EngineServicesOptions): Promise<EngineServices> {
+  const { config, router, logger } = options;
+  const approvals = new ClientApprovals(router, logger);
+  const runtime = await EngineRuntime.create({ config, approvals, source: 'vscode' });
+  const manager = await ThreadManager.open(runtime);
+  router.attach(manager, approvals, { createThreadView, projectEvent });
+  const app: AppContext = {
+    manager,
+    runtime,
+    config,
+    router,
+    approvals,
+    models: new ModelCatalog(config, logger),
+    logger,
+    cwd: options.cwd,
+    stateOf: options.stateOf,
+  };
+  const handlers: Handlers = {
+    ...threadHandlers(app),
+    ...threadStoreHandlers(app),
+    ...turnHandlers(app),
+    ...accountHandlers(app),
+    ...configHandlers(app),
+    ...modelHandlers(app),
+    ...catalogHandlers(app),
+  };
+  return {
+    app,
+    handlers,
+    async close() {
+      router.detach();
+      await manager.close();
+    },
+  };
+}

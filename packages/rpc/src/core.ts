@@ -1,0 +1,68 @@
+/**
+ * @deputy/rpc/core: the JSON-RPC runtime without the socket listeners. `Connection` (id
+ * correlation, cancellation, bounded write queue), the table-driven dispatcher, the error
+ * mapping, listen URLs, the WebSocket auth flags and authenticator, and the stdio transport. A
+ * process that only serves stdio imports this entry and never loads the HTTP and WebSocket code;
+ * `@deputy/rpc` re-exports all of it together with the WebSocket and Unix socket listeners and
+ * the in-memory pairs.
+ */
+export {
+  Connection,
+  ConnectionClosedError,
+  RequestTimeoutError,
+  type ConnectionOptions,
+  type IncomingContext,
+  type IncomingHandler,
+  type RequestOptions,
+} from './connection.js';
+export {
+  createDispatcher,
+  sendTypedNotification,
+  sendTypedRequest,
+  unsupportedMethodError,
+  type Dispatcher,
+  type DispatcherOptions,
+  type HandlerContext,
+  type MethodHandler,
+  type MethodHandlers,
+  type MethodSpec,
+  type MethodTable,
+  type NotificationHandler,
+  type NotificationHandlers,
+  type NotificationTable,
+} from './dispatcher.js';
+export {
+  ERROR_CODE_TABLE,
+  RpcError,
+  invalidParamsError,
+  toRpcError,
+  type ErrorDialect,
+  type ToRpcErrorOptions,
+} from './errors.js';
+export { formatZodIssue, summarizeIssues, type IssueSummary } from './zod-messages.js';
+export {
+  DEFAULT_MAX_CLOCK_SKEW_SECONDS,
+  MIN_SHARED_SECRET_BYTES,
+  WsAuthConfigError,
+  bearerToken,
+  createWsAuthenticator,
+  resolveWsAuthFlags,
+  type WsAuthConfig,
+  type WsAuthFlags,
+  type WsAuthResult,
+  type WsAuthenticator,
+} from './auth.js';
+export {
+  DEFAULT_LISTEN_URL,
+  ListenUrlError,
+  defaultUnixSocketPath,
+  formatWsUrl,
+  isLoopbackHost,
+  parseListenUrl,
+  type ListenTarget,
+  type ParseListenUrlOptions,
+} from './listen-url.js';
+export { NOOP_LOGGER, type Listener, type RpcLogger, type Transport, type TransportOptions } from './transport/transport.js';
+export { AsyncQueue, type AsyncQueueOptions } from './transport/async-queue.js';
+export { DEFAULT_MAX_LINE_BYTES, LineSplitter, toLine, type LineEvent, type LineSplitterOptions } from './transport/ndjson.js';
+export { createStdioListener, createStdioTransport, type StdioTransportOptions } from './transport/stdio.js';
