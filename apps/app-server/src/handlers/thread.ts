@@ -34,9 +34,8 @@ export function sessionResult(app: AppContext, thread: Thread, turns: AppServer.
 }
 
 /** Replays the last usage to one connection, as the reference does after resume and fork. */
-function replayUsage(app: AppContext, thread: Thread, state: ConnectionState): void {
-  const lastTurn = thread.turns.at(-1);
-  if (thread.usage && lastTurn) app.router.sendTo(state, tokenUsageReplay(thread.id, lastTurn.info.id, thread.usage));
+function replayUsage(app: AppContext, thread: Thread, state: ConnectionState, lastTurnId: string | undefined): void {
+  if (thread.usage && lastTurnId) app.router.sendTo(state, tokenUsageReplay(thread.id, lastTurnId, thread.usage));
 }
 
 function refuseArchived(app: AppContext, threadId: string): void {
@@ -62,11 +61,14 @@ export function threadHandlers(app: AppContext): Handlers {
       if (!wasLoaded) app.router.publish(threadId, [threadStatusChanged(threadId, app.router.statusOf(threadId))]);
       const state = app.stateOf(ctx.connection);
       app.router.subscribe(threadId, state);
+      // As the reference does, a resumed thread shows its conversation (user and agent messages);
+      // thread/read gives every item. This keeps resuming a huge thread cheap.
+      const turns = thread.messageTurns();
       afterResponseOn(app, ctx, threadId, () => {
-        replayUsage(app, thread, state);
+        replayUsage(app, thread, state, turns.at(-1)?.info.id);
         app.approvals.offerPending(threadId, state);
       });
-      return sessionResult(app, thread, params.excludeTurns === true ? [] : projectTurns(thread.turns));
+      return sessionResult(app, thread, params.excludeTurns === true ? [] : projectTurns(turns));
     },
     'thread/fork': async (params, ctx) => {
       const threadId = parseThreadId(params.threadId);
@@ -77,7 +79,7 @@ export function threadHandlers(app: AppContext): Handlers {
       app.router.subscribe(thread.id, state);
       const result = sessionResult(app, thread, params.excludeTurns === true ? [] : projectTurns(thread.turns));
       afterResponseOn(app, ctx, thread.id, () => {
-        replayUsage(app, thread, state);
+        replayUsage(app, thread, state, thread.turns.at(-1)?.info.id);
         app.router.publish(thread.id, [threadStarted({ ...result.thread, turns: [] })]);
       });
       return result;
