@@ -57,7 +57,7 @@ import {
   FsWatchResultSchema,
   FsWriteFileParamsSchema,
 } from './fs.js';
-import { InitializeParamsSchema, InitializeResultSchema } from './initialize.js';
+import { handshakeNotifications, handshakeRequests } from './handshake.js';
 import {
   ModelListParamsSchema,
   ModelListResultSchema,
@@ -173,7 +173,7 @@ function requestWithoutParams<R extends z.ZodType>(result: R) {
 
 /** Client→server requests we serve, in the reference's order. */
 export const clientRequests = {
-  initialize: request(InitializeParamsSchema, InitializeResultSchema),
+  initialize: handshakeRequests.initialize,
   'thread/start': request(ThreadStartParamsSchema, ThreadSessionResultSchema, {
     fields: {
       permissions: 'thread/start.permissions',
@@ -309,7 +309,7 @@ export const serverRequests = {
 
 /** Client→server notifications: only `initialized` (no params; optional, harmless twice). */
 export const clientNotifications = {
-  initialized: NoParamsSchema,
+  initialized: handshakeNotifications.initialized,
 } as const satisfies Readonly<Record<string, z.ZodType>>;
 
 /** A client→server request method we serve. */
