@@ -18,7 +18,7 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
   type RequestId,
-} from '@deputy/protocol';
+} from '@deputy/protocol/jsonrpc';
 import { RpcError, toRpcError, type ErrorDialect } from './errors.js';
 import { NOOP_LOGGER, type RpcLogger, type Transport } from './transport/transport.js';
 

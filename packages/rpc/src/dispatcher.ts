@@ -8,7 +8,7 @@
  * helpers at the bottom do the same for calls in the other direction (server → client).
  */
 import type { z } from 'zod';
-import { INVALID_PARAMS, type JsonRpcNotification, type JsonRpcRequest, type RequestId } from '@deputy/protocol';
+import { INVALID_PARAMS, type JsonRpcNotification, type JsonRpcRequest, type RequestId } from '@deputy/protocol/jsonrpc';
 import type { Connection, IncomingContext, IncomingHandler, RequestOptions } from './connection.js';
 import { RpcError, invalidParamsError, type ErrorDialect } from './errors.js';
 import { NOOP_LOGGER, type RpcLogger } from './transport/transport.js';

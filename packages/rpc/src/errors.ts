@@ -14,7 +14,7 @@ import {
   SERVER_OVERLOADED,
   SERVER_OVERLOADED_MESSAGE,
   type JsonRpcErrorObject,
-} from '@deputy/protocol';
+} from '@deputy/protocol/jsonrpc';
 import { formatZodIssue, summarizeIssues } from './zod-messages.js';
 
 /**

@@ -4,7 +4,7 @@
  * not cross a real wire (class instances, functions, `undefined` members) gets through, and an
  * optional sniffer sees each frame's text in both directions. Closing either side closes both.
  */
-import { decodeMessage, encodeMessage, type JsonRpcMessage, type VersionField } from '@deputy/protocol';
+import { decodeMessage, encodeMessage, type JsonRpcMessage, type VersionField } from '@deputy/protocol/jsonrpc';
 import { AsyncQueue } from './async-queue.js';
 import type { Transport } from './transport.js';
 

@@ -7,7 +7,7 @@
  */
 import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
-import { decodeMessage, encodeMessage, type JsonRpcMessage } from '@deputy/protocol';
+import { decodeMessage, encodeMessage, type JsonRpcMessage } from '@deputy/protocol/jsonrpc';
 import { AsyncQueue } from './async-queue.js';
 import { LineSplitter, toLine } from './ndjson.js';
 import { NOOP_LOGGER, type Listener, type Transport, type TransportOptions } from './transport.js';

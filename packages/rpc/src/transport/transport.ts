@@ -5,7 +5,7 @@
  * backpressure stay inside them. This module holds types only, plus the logger shape the
  * transports and the connection report dropped input to.
  */
-import type { JsonRpcMessage, VersionField } from '@deputy/protocol';
+import type { JsonRpcMessage, VersionField } from '@deputy/protocol/jsonrpc';
 
 /** One connection's carrier of decoded messages. */
 export interface Transport {

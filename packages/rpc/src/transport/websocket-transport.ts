@@ -8,7 +8,7 @@
  * the ready-state constants off the socket itself, so loading this module does not load `ws`.
  */
 import type WebSocket from 'ws';
-import { decodeMessage, encodeMessage, type JsonRpcMessage } from '@deputy/protocol';
+import { decodeMessage, encodeMessage, type JsonRpcMessage } from '@deputy/protocol/jsonrpc';
 import { AsyncQueue } from './async-queue.js';
 import { NOOP_LOGGER, type Transport, type TransportOptions } from './transport.js';
 
