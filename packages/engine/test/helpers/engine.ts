@@ -2,6 +2,7 @@
  * Test harness: a real engine (config from a temp home, real rollouts and index) talking to the
  * real scripted model server through the real openai SDK.
  */
+import { onTestFinished } from 'vitest';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ApprovalPolicy, EngineEvent, ReviewDecision, SandboxMode } from '@deputy/protocol';
@@ -98,4 +99,24 @@ export async function waitFor(predicate: () => boolean, timeoutMs = 5000, what =
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/**
+ * One scripted server and one home shared by several engines in a test (a "restart" opens a new
+ * engine on the same home). Everything is closed when the test finishes, newest first.
+ */
+export async function sharedHome(): Promise<{ server: ScriptedModelServer; temp: TempHome; open: () => Promise<TestEngine> }> {
+  const cleanups: (() => Promise<void>)[] = [];
+  onTestFinished(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  const server = await startScriptedModelServer();
+  const temp = await makeTempHome();
+  cleanups.push(() => server.close(), () => temp.cleanup());
+  const open = async () => {
+    const engine = await startTestEngine({ server, temp });
+    cleanups.push(() => engine.close());
+    return engine;
+  };
+  return { server, temp, open };
 }

@@ -4,28 +4,13 @@
  * a new manager on the same home.
  */
 import { access } from 'node:fs/promises';
-import { afterEach, describe, expect, it } from 'vitest';
-import { makeTempHome, startScriptedModelServer, text, type ScriptedModelServer, type TempHome } from '@deputy/test-support';
-import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { describe, expect, it } from 'vitest';
+import { text, type ScriptedModelServer } from '@deputy/test-support';
+import { sharedHome } from '../helpers/engine.js';
 import type { Thread } from '../../src/thread/thread.js';
 import { requestText } from './support.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function shared(): Promise<{ server: ScriptedModelServer; temp: TempHome; open: () => Promise<TestEngine> }> {
-  const server = await startScriptedModelServer();
-  const temp = await makeTempHome();
-  cleanups.push(() => server.close(), () => temp.cleanup());
-  const open = async () => {
-    const engine = await startTestEngine({ server, temp });
-    cleanups.push(() => engine.close());
-    return engine;
-  };
-  return { server, temp, open };
-}
+const shared = sharedHome;
 
 /** Runs turns saying `q1`, `q2`, … answered `a1`, `a2`, … */
 async function runTurns(server: ScriptedModelServer, thread: Thread, n: number): Promise<string[]> {

@@ -6,27 +6,12 @@
 import { readFileSync } from 'node:fs';
 import { appendFile, copyFile, mkdir, rm } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { functionCall, lastUserText, makeTempHome, startScriptedModelServer, text, type ScriptedModelServer, type TempHome } from '@deputy/test-support';
-import { startTestEngine, type TestEngine } from '../helpers/engine.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { functionCall, lastUserText, text } from '@deputy/test-support';
+import { sharedHome, startTestEngine } from '../helpers/engine.js';
 import { readRolloutLines, requestText, unansweredCalls } from './support.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function shared(): Promise<{ server: ScriptedModelServer; temp: TempHome; open: () => Promise<TestEngine> }> {
-  const server = await startScriptedModelServer();
-  const temp = await makeTempHome();
-  cleanups.push(() => server.close(), () => temp.cleanup());
-  const open = async () => {
-    const engine = await startTestEngine({ server, temp });
-    cleanups.push(() => engine.close());
-    return engine;
-  };
-  return { server, temp, open };
-}
+const shared = sharedHome;
 
 describe('rollout round trip', () => {
   it('resumes a two-turn thread in a new manager despite a torn last line, with history intact', async () => {
@@ -127,7 +112,7 @@ describe('the thread index', () => {
     const { server, temp, open } = await shared();
     // A thread written in another home: its rollout exists, this home's index has never seen it.
     const elsewhere = await startTestEngine({ server });
-    cleanups.push(() => elsewhere.close());
+    onTestFinished(() => elsewhere.close());
     server.enqueue({ output: [text('from elsewhere')] }, { output: [text('local')] });
     const orphan = await elsewhere.manager.start({ cwd: elsewhere.temp.cwd });
     await orphan.startTurn([{ type: 'text', text: 'orphaned thread' }]).done;
