@@ -3,7 +3,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/coverage/**', '**/*.d.ts'] },
+  { ignores: ['**/dist/**', 'apps/*/bundle/**', '**/node_modules/**', '**/coverage/**', '**/*.d.ts'] },
   ...tseslint.configs.recommended,
   {
     rules: {

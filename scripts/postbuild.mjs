@@ -1,6 +1,9 @@
-// Marks the built CLI entry points executable after `tsc -b` (tsc does not keep the bit).
+// After `tsc -b`: marks the built CLI entry points executable (tsc does not keep the bit) and
+// bundles the app-server binary (scripts/bundle.mjs).
 import { chmodSync, existsSync } from 'node:fs';
+import { bundle, BUNDLES } from './bundle.mjs';
 
 for (const bin of ['apps/cli/dist/deputy.js', 'apps/mcp-server/dist/main.js', 'apps/app-server/dist/main.js']) {
   if (existsSync(bin)) chmodSync(bin, 0o755);
 }
+for (const target of BUNDLES) await bundle(target);

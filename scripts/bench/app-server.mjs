@@ -38,7 +38,7 @@ requireDist(['engine', 'testSupport'], 'app-server bench');
 const kinds = [];
 if (only !== 'reference') {
   if (missingDist(['appServer']).length === 0) kinds.push('deputy');
-  else log('apps/app-server/dist/main.js is missing (run `pnpm build`); measuring the reference alone');
+  else log('apps/app-server/bundle/main.js is missing (run `pnpm build`); measuring the reference alone');
 }
 const bin = findCodexBinary();
 if (only !== 'deputy') {
@@ -118,7 +118,7 @@ const rows = [
 ];
 
 console.log(`app-server benchmark (stdio, scripted model, approvals off, no sandbox${quick ? ', --quick sizes' : ''})`);
-console.log(`servers: ${kinds.map((k) => (k === 'deputy' ? 'deputy (apps/app-server/dist/main.js)' : `reference (${bin})`)).join(', ')}`);
+console.log(`servers: ${kinds.map((k) => (k === 'deputy' ? 'deputy (apps/app-server/bundle/main.js)' : `reference (${bin})`)).join(', ')}`);
 console.log('');
 console.log(table(['metric', 'deputy', 'reference', 'ratio', 'target', 'verdict'], rows));
 console.log('');

@@ -15,7 +15,7 @@ export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const DIST = {
   engine: 'packages/engine/dist/index.js',
   testSupport: 'packages/test-support/dist/index.js',
-  appServer: 'apps/app-server/dist/main.js',
+  appServer: 'apps/app-server/bundle/main.js',
   rolloutStore: 'packages/engine/dist/persistence/rollout-store.js',
   rolloutLine: 'packages/engine/dist/persistence/rollout-line.js',
   threadIndex: 'packages/engine/dist/persistence/thread-index.js',

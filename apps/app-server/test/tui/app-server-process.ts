@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 export type ServerKind = 'deputy' | 'reference';
 
 /** The built entry point of our server. */
-export const DEPUTY_APP_SERVER_MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+export const DEPUTY_APP_SERVER_MAIN = fileURLToPath(new URL('../../bundle/main.js', import.meta.url));
 
 /** Options of `startAppServer`. */
 export interface AppServerOptions {
@@ -95,7 +95,7 @@ async function waitReady(port: number, child: ChildProcess, stderr: () => string
 /** Writes the config, starts the server and waits until it is ready. */
 export async function startAppServer(options: AppServerOptions): Promise<AppServerProcess> {
   if (options.kind === 'deputy' && !existsSync(DEPUTY_APP_SERVER_MAIN)) {
-    throw new Error(`${DEPUTY_APP_SERVER_MAIN} is missing; build it first (pnpm build, or npx tsc -b apps/app-server)`);
+    throw new Error(`${DEPUTY_APP_SERVER_MAIN} is missing; build it first (pnpm build)`);
   }
   await writeFile(path.join(options.home, 'config.toml'), serverConfigToml(options.modelUrl));
   const port = await freePort();

@@ -1,5 +1,6 @@
 /**
- * End-to-end support: builds `dist/main.js` when it is older than the sources (once, under a
+ * End-to-end support: builds the bundled binary `bundle/main.js` (tsc, then scripts/bundle.mjs)
+ * when it is older than the sources (once, under a
  * lock shared by parallel test files), writes a temp home whose config points a `mock` provider
  * at a scripted model server, spawns the built server with the given `--listen` flags, reads the
  * `listening on` banners from stderr, and connects clients over stdio, ws and unix. Every process
@@ -20,8 +21,8 @@ import type { WireValidator } from '../../support/wire-validator.js';
 
 const APP_DIR = fileURLToPath(new URL('../../../', import.meta.url));
 const REPO_DIR = path.resolve(APP_DIR, '../..');
-/** The built binary the e2e tests spawn. */
-export const MAIN_JS = path.join(APP_DIR, 'dist', 'main.js');
+/** The built binary the e2e tests spawn: the bundle the package's `bin` points at. */
+export const MAIN_JS = path.join(APP_DIR, 'bundle', 'main.js');
 
 function newestSourceMs(dir: string): number {
   let newest = 0;
@@ -33,7 +34,7 @@ function newestSourceMs(dir: string): number {
 }
 
 /** Written after a build: tsc leaves unchanged outputs (and their mtimes) alone. */
-const BUILT_MARKER = path.join(APP_DIR, 'dist', '.e2e-built');
+const BUILT_MARKER = path.join(APP_DIR, 'bundle', '.e2e-built');
 
 function mtimeOf(file: string): number {
   try {
@@ -45,18 +46,21 @@ function mtimeOf(file: string): number {
 
 function isBuilt(): boolean {
   const built = Math.max(mtimeOf(MAIN_JS), mtimeOf(BUILT_MARKER));
-  return mtimeOf(MAIN_JS) > 0 && built >= newestSourceMs(path.join(APP_DIR, 'src'));
+  const sources = [path.join(APP_DIR, 'src'), ...['engine', 'protocol', 'rpc'].map((pkg) => path.join(REPO_DIR, 'packages', pkg, 'src'))];
+  return mtimeOf(MAIN_JS) > 0 && sources.every((dir) => built >= newestSourceMs(dir));
 }
 
 /**
- * Builds the app (and what it references) unless `dist/main.js` is newer than every source.
+ * Builds the app (and what it references) and bundles it unless `bundle/main.js` is newer than
+ * every source.
  * One test file builds; the others wait for its lock to go away.
  */
 export async function ensureBuilt(): Promise<void> {
   if (isBuilt()) return;
-  // The lock lives in dist/ (ignored by git); tsc does not mind the extra directory.
-  mkdirSync(path.dirname(MAIN_JS), { recursive: true });
-  const lock = path.join(path.dirname(MAIN_JS), '.e2e-build-lock');
+  // The lock lives in dist/ (ignored by git); tsc does not mind the extra directory, and the
+  // bundler empties bundle/ before writing it.
+  const lock = path.join(APP_DIR, 'dist', '.e2e-build-lock');
+  mkdirSync(path.dirname(lock), { recursive: true });
   // A lock left by a killed run (older than any build takes) is stale.
   if (existsSync(lock) && Date.now() - mtimeOf(lock) > 300_000) rmSync(lock, { recursive: true, force: true });
   try {
@@ -71,6 +75,7 @@ export async function ensureBuilt(): Promise<void> {
   }
   try {
     await promisify(execFile)('npx', ['tsc', '-b', 'apps/app-server'], { cwd: REPO_DIR });
+    await promisify(execFile)(process.execPath, ['scripts/bundle.mjs'], { cwd: REPO_DIR });
     writeFileSync(BUILT_MARKER, new Date().toISOString());
   } finally {
     rmSync(lock, { recursive: true, force: true });
