@@ -115,6 +115,7 @@ const rows = [
   row(`thread/resume @${settings.store} (median ms)`, (r) => r.store.resume.median, 2, '', () => null),
   row(`thread/resume @${settings.store} (p95 ms)`, (r) => r.store.resume.p95, 2, '', () => null),
   row(`thread/resume ${settings.megabytes} MiB (median ms)`, (r) => r.big.resume.median, 0, '< 300 ms', under(300)),
+  row(`  … as the first request after start`, (r) => r.big.firstRequest.median, 0, '', () => null),
 ];
 
 console.log(`app-server benchmark (stdio, scripted model, approvals off, no sandbox${quick ? ', --quick sizes' : ''})`);
@@ -130,6 +131,7 @@ const bigLine = (name, r) =>
 if (ours) console.log(bigLine('deputy', ours));
 if (ref) console.log(bigLine('reference', ref));
 console.log('request latencies are measured from writing the request to the arrival of the response line (client parsing excluded)');
+console.log(`thread/resume ${settings.megabytes} MiB: on a running server (after one thread/list); "as the first request" also pays the lazy start (Deputy loads its engine then)`);
 const misses = rows.filter((r) => r[5] === 'MISS').map((r) => r[0]);
 if (misses.length > 0) console.log(`missed targets: ${misses.join('; ')}`);
 process.exitCode = !ours ? 2 : misses.length > 0 ? 1 : 0;

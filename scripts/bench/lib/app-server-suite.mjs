@@ -145,20 +145,27 @@ export async function measureBigResume(ctx, megabytes, runs, log) {
     const big = ctx.kind === 'deputy' ? await writeDeputyBigThread(home.dir, megabytes) : writeCodexBigThread(home.dir, megabytes);
     log(`${ctx.kind}: ${megabytes} MiB thread written`);
     const samples = [];
+    const firstSamples = [];
     let turns = 0;
     let items = 0;
     let bytes = 0;
     for (let i = 0; i < runs; i++) {
-      await withServer(ctx, home.dir, async (client) => {
-        await client.initialize();
-        const timed = await client.requestTimed('thread/resume', { threadId: big.id });
-        samples.push(timed.ms);
-        bytes = timed.bytes;
-        turns = timed.result.thread.turns.length;
-        items = timed.result.thread.turns.reduce((n, t) => n + t.items.length, 0);
-      });
+      // On a running server (one request served before, as when a client lists threads and then
+      // picks one), and as the very first request after start-up (which includes opening the
+      // store and, for Deputy, loading the engine).
+      for (const warm of [true, false]) {
+        await withServer(ctx, home.dir, async (client) => {
+          await client.initialize();
+          if (warm) await client.request('thread/list', { limit: 1 });
+          const timed = await client.requestTimed('thread/resume', { threadId: big.id });
+          (warm ? samples : firstSamples).push(timed.ms);
+          bytes = timed.bytes;
+          turns = timed.result.thread.turns.length;
+          items = timed.result.thread.turns.reduce((n, t) => n + t.items.length, 0);
+        });
+      }
     }
-    return { resume: summarize(samples), turns, items, responseBytes: bytes };
+    return { resume: summarize(samples), firstRequest: summarize(firstSamples), turns, items, responseBytes: bytes };
   } finally {
     await home.cleanup();
   }

@@ -2,13 +2,14 @@
  * The rollout-read benchmark: writes one synthetic rollout of a given size (a realistic mix of
  * turns, tool calls with outputs, reasoning, items and usage lines) with `RolloutWriter`, then
  * times `readRollout` lazily (the default), the cost of then touching every payload, and a fully
- * eager read. A measuring tool for `scripts/bench/read.mjs`; nothing in the engine calls it.
+ * eager read, and the quick scan a resume does. A measuring tool for `scripts/bench/read.mjs`; nothing in the engine calls it.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { rolloutLine } from './rollout-line.js';
-import { readRollout } from './rollout-reader.js';
+import { RESUME_LINES } from '../thread/replay.js';
+import { readRollout, scanRollout } from './rollout-reader.js';
 import { RolloutWriter } from './rollout-store.js';
 
 /** Options of `runReadBench`. */
@@ -142,6 +143,7 @@ export async function runReadBench(options: ReadBenchOptions = {}): Promise<Read
         })),
       },
       { name: 'read eager (lazyLineBytes: Infinity)', ...(await time(iterations, async () => void (await readRollout(file, { lazyLineBytes: Infinity })))) },
+      { name: 'resume scan (scanRollout, RESUME_LINES)', ...(await time(iterations, async () => void (await scanRollout(file, RESUME_LINES)))) },
     ];
     return { bytes: fs.statSync(file).size, lines, appendUs, appendFsyncUs, rows };
   } finally {

@@ -6,8 +6,8 @@
  */
 import type { ThreadItem, ThreadTokenUsage, TurnInfo } from '@deputy/protocol';
 import type { ResponseItem } from '../model/types.js';
-import type { RolloutLine } from '../persistence/rollout-line.js';
-import { peekPayloadPrefix } from '../persistence/rollout-reader.js';
+import type { RolloutLine, RolloutLineType } from '../persistence/rollout-line.js';
+import { RolloutFormatError } from '../persistence/rollout-reader.js';
 import type { RolloutFact } from './rollout-sink.js';
 import type { TurnRecord } from './thread.js';
 
@@ -29,7 +29,8 @@ export interface ReplayedThread {
 export function replayRollout(lines: readonly { type: string; payload: Record<string, unknown> }[], nowMs = Date.now()): ReplayedThread {
   const state: ReplayedThread = { history: [], historyTurnIds: [], turns: [], name: null, usage: null, repairs: [], lastCwd: null, lastModel: null };
   for (const line of lines) {
-    const p = line.payload;
+    const p = payloadOf(line);
+    if (p === undefined) continue;
     switch (line.type) {
       case 'turn_started':
         state.turns.push({
@@ -44,14 +45,14 @@ export function replayRollout(lines: readonly { type: string; payload: Record<st
         state.historyTurnIds.push((p.turnId as string | null) ?? null);
         break;
       case 'item':
-        state.turns.find((t) => t.info.id === p.turnId)?.items.push(p.item as ThreadItem);
+        turnById(state.turns, p.turnId as string)?.items.push(p.item as ThreadItem);
         break;
       case 'token_usage':
         state.usage = p.usage as ThreadTokenUsage;
         break;
       case 'turn_ended': {
         const turn = p.turn as TurnInfo;
-        const record = state.turns.find((t) => t.info.id === turn.id);
+        const record = turnById(state.turns, turn.id);
         if (record) record.info = turn;
         break;
       }
@@ -71,6 +72,25 @@ export function replayRollout(lines: readonly { type: string; payload: Record<st
   }
   repairUnfinished(state, nowMs);
   return state;
+}
+
+/**
+ * A line's payload, or undefined when it is a lazily read line that turns out malformed: the
+ * same line read eagerly would have been stepped over with a warning, so replay steps over it too.
+ */
+function payloadOf<P>(line: { payload: P }): P | undefined {
+  try {
+    return line.payload;
+  } catch (error) {
+    if (error instanceof RolloutFormatError) return undefined;
+    throw error;
+  }
+}
+
+/** The turn with this id, searched from the newest (where a rollout's items almost always go). */
+function turnById(turns: readonly TurnRecord[], id: string): TurnRecord | undefined {
+  for (let i = turns.length - 1; i >= 0; i--) if (turns[i]?.info.id === id) return turns[i];
+  return undefined;
 }
 
 /** Drops the last `numTurns` turns from the turns and the history. */
@@ -121,17 +141,20 @@ export interface RolloutHead {
   lastModel: string | null;
 }
 
-/** Reads the small facts of a rollout (name, usage, last cwd and model) without replaying it. */
-export function scanRolloutHead(lines: readonly { type: string; payload: Record<string, unknown> }[]): RolloutHead {
+/**
+ * Reads the small facts of a rollout (name, usage, last cwd and model) from its lines without
+ * replaying it; `RESUME_LINES` picks the lines it needs out of a `scanRollout`.
+ */
+export function scanRolloutHead(lines: readonly RolloutLine[]): RolloutHead {
   const head: RolloutHead = { name: null, usage: null, lastCwd: null, lastModel: null };
   for (const line of lines) {
     if (line.type === 'turn_started') {
-      head.lastCwd = line.payload.cwd as string;
-      head.lastModel = line.payload.model as string;
+      head.lastCwd = line.payload.cwd;
+      head.lastModel = line.payload.model;
     } else if (line.type === 'token_usage') {
-      head.usage = line.payload.usage as ThreadTokenUsage;
+      head.usage = line.payload.usage;
     } else if (line.type === 'thread_name') {
-      head.name = (line.payload.name as string | null) ?? null;
+      head.name = line.payload.name;
     }
   }
   return head;
@@ -141,26 +164,35 @@ export function scanRolloutHead(lines: readonly { type: string; payload: Record<
 const MESSAGE_TYPES = new Set(['userMessage', 'agentMessage']);
 
 /**
- * The turns of a rollout with only their user and agent messages, without parsing the other
- * items (a large item line is classified from the start of its raw text). This is what a resumed
- * conversation shows; `replayRollout` gives every item.
+ * Which lines a resume needs before the thread is replayed (a `scanRollout` filter): the turn
+ * boundaries, rollbacks and user and agent messages for `messageTurns`, and the name, usage and
+ * last turn settings for `scanRolloutHead`. An item's kind is read from the start of its raw
+ * JSON, so the other items (command output, diffs, …) are never parsed.
+ */
+export function RESUME_LINES(type: RolloutLineType, payloadPrefix: (maxBytes: number) => string): boolean {
+  if (type === 'item') {
+    const peeked = /^\{"turnId":"[^"]*","item":\{"type":"(\w+)"/.exec(payloadPrefix(200));
+    return peeked === null || MESSAGE_TYPES.has(peeked[1] as string);
+  }
+  return type === 'turn_started' || type === 'turn_ended' || type === 'rollback' || type === 'token_usage' || type === 'thread_name';
+}
+
+/**
+ * The turns of a rollout with only their user and agent messages: what a resumed conversation
+ * shows (`replayRollout` gives every item). Other lines are ignored, so the lines of a
+ * `scanRollout` with `RESUME_LINES` give the same turns as the whole file.
  */
 export function messageTurns(lines: readonly RolloutLine[], nowMs = Date.now()): TurnRecord[] {
   const turns: TurnRecord[] = [];
   for (const line of lines) {
-    if (line.type === 'turn_started') {
+    if (line.type === 'item') {
+      if (MESSAGE_TYPES.has(line.payload.item.type)) turnById(turns, line.payload.turnId)?.items.push(line.payload.item);
+    } else if (line.type === 'turn_started') {
       const p = line.payload;
       turns.push({ info: { id: p.turnId, status: 'inProgress', error: null, startedAtMs: p.startedAtMs, completedAtMs: null, lastAgentMessage: null }, items: [] });
     } else if (line.type === 'turn_ended') {
-      const record = turns.find((t) => t.info.id === line.payload.turn.id);
+      const record = turnById(turns, line.payload.turn.id);
       if (record) record.info = line.payload.turn;
-    } else if (line.type === 'item') {
-      const prefix = peekPayloadPrefix(line);
-      const peeked = prefix === null ? null : /^\{"turnId":"([^"]+)","item":\{"type":"(\w+)"/.exec(prefix);
-      const type = peeked ? peeked[2] : line.payload.item.type;
-      if (!type || !MESSAGE_TYPES.has(type)) continue;
-      const turnId = peeked ? peeked[1] : line.payload.turnId;
-      turns.find((t) => t.info.id === turnId)?.items.push(line.payload.item);
     } else if (line.type === 'rollback') {
       turns.splice(Math.max(0, turns.length - line.payload.numTurns));
     }

@@ -10,12 +10,12 @@ import type { ApprovalPort } from '../approvals/approval-port.js';
 import { ThreadNotFoundError, InvalidInputError } from '../errors.js';
 import { EventStream } from '../events/event-stream.js';
 import { rolloutLine, type RolloutLine } from '../persistence/rollout-line.js';
-import { readRollout } from '../persistence/rollout-reader.js';
+import { readRollout, readRolloutSync, scanRollout } from '../persistence/rollout-reader.js';
 import { findRolloutPath, moveFromArchive, moveToArchive, RolloutWriter } from '../persistence/rollout-store.js';
 import { ThreadIndex, type ThreadListParams } from '../persistence/thread-index.js';
 import type { EngineRuntime } from './runtime.js';
 import { previewOf } from '../persistence/rollout-summary.js';
-import { messageTurns, replayRollout, scanRolloutHead } from './replay.js';
+import { messageTurns, replayRollout, RESUME_LINES, scanRolloutHead } from './replay.js';
 import type { RolloutSink } from './rollout-sink.js';
 import { applyTurnOverrides, sandboxModeOf, sandboxPolicyFromMode, type ThreadSettings, type TurnOverrides } from './settings.js';
 import { Thread, type ThreadMeta, type TurnRecord } from './thread.js';
@@ -257,8 +257,11 @@ export class ThreadManager {
 
   async #load(threadId: string, overrides: TurnOverrides): Promise<Thread> {
     const path = await this.#pathOf(threadId);
-    const { meta, lines } = await readRollout(path);
-    const head = scanRolloutHead(lines);
+    // A resume parses only the lines it shows (turn boundaries, messages, name, usage); the whole
+    // rollout, as far as it was scanned here, is read and replayed on first use.
+    const scan = await scanRollout(path, RESUME_LINES);
+    const { meta } = scan;
+    const head = scanRolloutHead(scan.lines);
     const settings = this.runtime.defaultSettings({
       cwd: head.lastCwd ?? meta.cwd,
       model: head.lastModel ?? meta.model,
@@ -282,13 +285,14 @@ export class ThreadManager {
     // The history and turns are replayed on first use: resuming a large thread only reads it.
     thread.deferLoad(
       (target) => {
-        const replayed = replayRollout(lines);
-        target.history.push(...replayed.history);
-        target.historyTurnIds.push(...replayed.historyTurnIds);
-        target.turns.push(...replayed.turns);
+        const replayed = replayRollout(readRolloutSync(path, { bytes: scan.bytes }).lines);
+        // One push per element: spreading a long thread's history would overflow the call stack.
+        for (const item of replayed.history) target.history.push(item);
+        for (const turnId of replayed.historyTurnIds) target.historyTurnIds.push(turnId);
+        for (const turn of replayed.turns) target.turns.push(turn);
         for (const fact of replayed.repairs) thread.deps.rollout.append(fact);
       },
-      () => messageTurns(lines),
+      () => messageTurns(scan.lines),
     );
     return thread;
   }
