@@ -1,9 +1,9 @@
-// Bundles the app-server binary after `tsc -b`: esbuild follows `apps/app-server/dist/main.js`
+// Bundles the server binaries after `tsc -b`: esbuild follows `apps/<app>/dist/main.js`
 // through the workspace packages and their dependencies (zod, openai, ws, jose, …) and writes ES
-// module chunks to `apps/app-server/bundle/`, keeping every dynamic `import()` a separate chunk so
-// the lazy start stays lazy. Node then reads a handful of files instead of ~370 modules before it
+// module chunks to `apps/<app>/bundle/`, keeping every dynamic `import()` a separate chunk so
+// a lazy start stays lazy. Node then reads a handful of files instead of ~370 modules before it
 // can answer `initialize` (see docs/app-server.md, "Start-up"). Native addons stay external and
-// are loaded from the app's own node_modules, which is why the app lists them as dependencies.
+// are loaded from the app's own node_modules, which is why each app lists them as dependencies.
 //   node scripts/bundle.mjs          (run by `pnpm build`)
 import { chmodSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -18,6 +18,11 @@ export const BUNDLES = [
     name: 'app-server',
     entry: path.join(REPO_DIR, 'apps/app-server/dist/main.js'),
     outdir: path.join(REPO_DIR, 'apps/app-server/bundle'),
+  },
+  {
+    name: 'mcp-server',
+    entry: path.join(REPO_DIR, 'apps/mcp-server/dist/main.js'),
+    outdir: path.join(REPO_DIR, 'apps/mcp-server/bundle'),
   },
 ];
 

@@ -24,7 +24,7 @@ const CALLS = numberFlag(argv, 'calls', quick ? 10 : 40);
 const WARMUP = 3;
 const log = (message) => console.error(`[bench mcp] ${message}`);
 
-const SERVER_MAIN = path.join(REPO_ROOT, 'apps/mcp-server/dist/main.js');
+const SERVER_MAIN = path.join(REPO_ROOT, 'apps/mcp-server/bundle/main.js');
 const TEST_SUPPORT = path.join(REPO_ROOT, 'packages/test-support/dist/index.js');
 for (const file of [SERVER_MAIN, TEST_SUPPORT]) {
   if (!existsSync(file)) {

@@ -1,6 +1,6 @@
 /**
  * Starts the app-server the TUI talks to, on `ws://127.0.0.1:PORT`: ours (the built
- * `apps/app-server/dist/main.js`, home in DEPUTY_HOME) or the reference (`codex app-server`, home
+ * `apps/app-server/bundle/main.js`, home in DEPUTY_HOME) or the reference (`codex app-server`, home
  * in CODEX_HOME), with the same flags, optionally behind capability-token auth. It writes the
  * server's config.toml (the `mock` provider pointing at the scripted model), waits for
  * `GET /readyz`, and stops the process by PID.

@@ -1,6 +1,6 @@
 /**
  * Acceptance by a real client: the official Codex TUI 0.130.0, run in tmux against our
- * app-server (built `apps/app-server/dist/main.js`) with the scripted model, completes a
+ * app-server (the bundled `apps/app-server/bundle/main.js`) with the scripted model, completes a
  * session a person would: a greeting answered, a shell command approved with `y` and its output
  * shown, a patch whose approval prompt shows the diff and whose file lands on disk, and `/quit`
  * with exit status 0; once on a plain loopback server and once on a capability-token server with

@@ -1,7 +1,7 @@
 /**
  * Test harness for the built MCP server: a scripted model server, a temp Deputy home whose
- * config.toml points at it, and the environment to spawn `dist/main.js` with. Each test file
- * shares one harness; every process it spawns is killed by its owner in `finally`.
+ * config.toml points at it, and the environment to spawn the bundled `bundle/main.js` with. Each
+ * test file shares one harness; every process it spawns is killed by its owner in `finally`.
  */
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { makeTempHome, startScriptedModelServer, type ScriptedModelServer, type TempHome } from '@deputy/test-support';
 
 /** The built server entry point. */
-export const SERVER_MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+export const SERVER_MAIN = fileURLToPath(new URL('../../bundle/main.js', import.meta.url));
 
 /** A model server plus a home configured to use it. */
 export interface Harness {
@@ -31,7 +31,7 @@ export interface HarnessOptions {
 
 /** Starts the model server and writes the config. */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  if (!existsSync(SERVER_MAIN)) throw new Error(`${SERVER_MAIN} is missing: run \`pnpm build\` (or npx tsc -b apps/mcp-server) first`);
+  if (!existsSync(SERVER_MAIN)) throw new Error(`${SERVER_MAIN} is missing: run \`pnpm build\` first`);
   const model = await startScriptedModelServer();
   const temp = await makeTempHome('deputy-mcp-');
   const toml = [
