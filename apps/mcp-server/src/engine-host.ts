@@ -102,9 +102,35 @@ export class EngineHost {
     }
   }
 
-  /** A loaded thread, or one resumed from its rollout. Throws the engine's ThreadNotFoundError. */
+  /**
+   * A loaded thread, or one resumed from its rollout, on the model provider it was created with
+   * when the server's configuration defines that provider (a `codex` call's `profile` or `config`
+   * may have chosen another than the server's). Throws the engine's ThreadNotFoundError.
+   */
   async findThread(threadId: string): Promise<Thread> {
-    return (await this.loadedThread(threadId)) ?? (await this.defaultManager()).resume(threadId);
+    const loaded = await this.loadedThread(threadId);
+    if (loaded) return loaded;
+    const manager = await this.defaultManager();
+    const provider = manager.index.get(threadId)?.modelProvider;
+    // The offline demo model is a fallback, not a choice: its threads go on with the server's provider.
+    const sameOrUnknown = provider === undefined || provider === this.config.modelProviderId || provider === 'demo';
+    if (sameOrUnknown || !Object.hasOwn(this.config.modelProviders, provider)) {
+      return manager.resume(threadId);
+    }
+    let config: ResolvedConfig;
+    try {
+      config = await this.engine.loadConfig({
+        home: this.config.home,
+        cwd: this.options.cwd,
+        overrides: [...this.options.overrides, `model_provider=${tomlValue(provider, 'model_provider')}`],
+        profile: this.options.profile,
+        env: this.options.env,
+      });
+    } catch (error) {
+      this.options.log.warn(`thread ${threadId} was made with provider \`${provider}\`, which does not load (${(error as Error).message}); going on with \`${this.config.modelProviderId}\``);
+      return manager.resume(threadId);
+    }
+    return (await this.#managerFor(config)).resume(threadId);
   }
 
   /** The thread if it is loaded in any manager. */

@@ -1,10 +1,12 @@
 /**
  * Turns through the built server over stdio: the echo turn's event order and tags (§6), the
  * result shape (§4.2), `codex-reply` with either id form (§5), the exact error texts (§4.3,
- * §5), a busy thread, two threads in parallel, and a reply after a server restart (§11 BETTER).
+ * §5), a busy thread, two threads in parallel, and a reply after a server restart (§11 BETTER),
+ * on the model provider the thread was created with.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectV1, type V1Session } from '../helpers/clients.js';
+import { startScriptedModelServer } from '@deputy/test-support';
 import { startHarness, type Harness } from '../helpers/harness.js';
 import { useReferenceMock } from '../helpers/mock-model.js';
 import { RawClient } from '../helpers/raw-client.js';
@@ -223,6 +225,38 @@ describe('persistence', () => {
       expect(JSON.stringify(harness.model.requests.at(-1)?.body.input)).toContain('remember the word kiwi');
     } finally {
       await second.close();
+    }
+  });
+
+  it('resumes a thread after a restart on the provider its first call chose', async () => {
+    const other = await startScriptedModelServer();
+    useReferenceMock(other);
+    const own = await startHarness({
+      extraToml: ['[model_providers.other]', 'name = "Other"', `base_url = "${other.url}"`, 'wire_api = "responses"', 'request_max_retries = 0'].join('\n'),
+    });
+    useReferenceMock(own.model);
+    try {
+      const first = await connectV1({ env: own.env(), cwd: own.temp.cwd });
+      let threadId: string;
+      try {
+        const started = await call('codex', { prompt: 'remember the word fig', config: { model_provider: 'other' } }, first);
+        threadId = (started.structuredContent as { threadId: string }).threadId;
+      } finally {
+        await first.close();
+      }
+      expect([own.model.requests.length, other.requests.length]).toEqual([0, 1]);
+      const second = await connectV1({ env: own.env(), cwd: own.temp.cwd });
+      try {
+        const reply = await call('codex-reply', { prompt: 'which fruit?', threadId }, second);
+        expect(reply.structuredContent).toEqual({ threadId, content: 'ECHO: which fruit?' });
+      } finally {
+        await second.close();
+      }
+      expect([own.model.requests.length, other.requests.length]).toEqual([0, 2]);
+      expect(JSON.stringify(other.requests.at(-1)?.body.input)).toContain('remember the word fig');
+    } finally {
+      await own.close();
+      await other.close();
     }
   });
 });
