@@ -46,6 +46,11 @@ export const TurnStartedPayloadSchema = z.object({
   startedAtMs: z.number().int(),
   model: z.string(),
   cwd: z.string(),
+  /**
+   * The turn's context key (`contextKeyOf`): the context messages in the history match it from
+   * this turn on. Absent in rollouts written before it was recorded (the context is then sent again).
+   */
+  contextKey: z.string().optional(),
 });
 
 /** A Responses API item that went to or came from the model: the history replayed on resume. */

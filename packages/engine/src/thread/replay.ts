@@ -23,11 +23,13 @@ export interface ReplayedThread {
   /** The last turn's cwd and model, if any turn ran. */
   lastCwd: string | null;
   lastModel: string | null;
+  /** The context key the history's context messages match (null: unknown, send them again). */
+  contextKey: string | null;
 }
 
 /** Replays rollout lines (after `session_meta`) into thread state. */
 export function replayRollout(lines: readonly { type: string; payload: Record<string, unknown> }[], nowMs = Date.now()): ReplayedThread {
-  const state: ReplayedThread = { history: [], historyTurnIds: [], turns: [], name: null, usage: null, repairs: [], lastCwd: null, lastModel: null };
+  const state: ReplayedThread = { history: [], historyTurnIds: [], turns: [], name: null, usage: null, repairs: [], lastCwd: null, lastModel: null, contextKey: null };
   for (const line of lines) {
     const p = payloadOf(line);
     if (p === undefined) continue;
@@ -39,6 +41,7 @@ export function replayRollout(lines: readonly { type: string; payload: Record<st
         });
         state.lastCwd = p.cwd as string;
         state.lastModel = p.model as string;
+        state.contextKey = (p.contextKey as string | undefined) ?? null;
         break;
       case 'response_item':
         state.history.push(p.item as unknown as ResponseItem);
@@ -59,12 +62,14 @@ export function replayRollout(lines: readonly { type: string; payload: Record<st
       case 'compacted':
         state.history.length = 0;
         state.historyTurnIds.length = 0;
+        state.contextKey = null;
         break;
       case 'thread_name':
         state.name = (p.name as string | null) ?? null;
         break;
       case 'rollback':
         rollback(state, p.numTurns as number);
+        state.contextKey = null;
         break;
       default:
         break;
@@ -139,18 +144,23 @@ export interface RolloutHead {
   usage: ThreadTokenUsage | null;
   lastCwd: string | null;
   lastModel: string | null;
+  /** As `ReplayedThread.contextKey`. */
+  contextKey: string | null;
 }
 
 /**
- * Reads the small facts of a rollout (name, usage, last cwd and model) from its lines without
- * replaying it; `RESUME_LINES` picks the lines it needs out of a `scanRollout`.
+ * Reads the small facts of a rollout (name, usage, last cwd and model, context key) from its
+ * lines without replaying it; `RESUME_LINES` picks the lines it needs out of a `scanRollout`.
  */
 export function scanRolloutHead(lines: readonly RolloutLine[]): RolloutHead {
-  const head: RolloutHead = { name: null, usage: null, lastCwd: null, lastModel: null };
+  const head: RolloutHead = { name: null, usage: null, lastCwd: null, lastModel: null, contextKey: null };
   for (const line of lines) {
     if (line.type === 'turn_started') {
       head.lastCwd = line.payload.cwd;
       head.lastModel = line.payload.model;
+      head.contextKey = line.payload.contextKey ?? null;
+    } else if (line.type === 'compacted' || line.type === 'rollback') {
+      head.contextKey = null;
     } else if (line.type === 'token_usage') {
       head.usage = line.payload.usage;
     } else if (line.type === 'thread_name') {
@@ -165,8 +175,8 @@ const MESSAGE_TYPES = new Set(['userMessage', 'agentMessage']);
 
 /**
  * Which lines a resume needs before the thread is replayed (a `scanRollout` filter): the turn
- * boundaries, rollbacks and user and agent messages for `messageTurns`, and the name, usage and
- * last turn settings for `scanRolloutHead`. An item's kind is read from the start of its raw
+ * boundaries, rollbacks and user and agent messages for `messageTurns`, and the name, usage,
+ * last turn settings and context key for `scanRolloutHead` (which compactions reset). An item's kind is read from the start of its raw
  * JSON, so the other items (command output, diffs, …) are never parsed.
  */
 export function RESUME_LINES(type: RolloutLineType, payloadPrefix: (maxBytes: number) => string): boolean {
@@ -174,7 +184,7 @@ export function RESUME_LINES(type: RolloutLineType, payloadPrefix: (maxBytes: nu
     const peeked = /^\{"turnId":"[^"]*","item":\{"type":"(\w+)"/.exec(payloadPrefix(200));
     return peeked === null || MESSAGE_TYPES.has(peeked[1] as string);
   }
-  return type === 'turn_started' || type === 'turn_ended' || type === 'rollback' || type === 'token_usage' || type === 'thread_name';
+  return type === 'turn_started' || type === 'turn_ended' || type === 'rollback' || type === 'compacted' || type === 'token_usage' || type === 'thread_name';
 }
 
 /**

@@ -21,6 +21,15 @@ export interface ThreadSettings {
   compactPrompt: string | null;
 }
 
+/**
+ * What the context messages (environment context, instructions) depend on: when a turn's key
+ * equals the one the model has seen, they are not sent again. Stored on each `turn_started` line
+ * so a resumed thread knows what its history already holds.
+ */
+export function contextKeyOf(s: ThreadSettings): string {
+  return JSON.stringify([s.cwd, s.sandboxPolicy, s.approvalPolicy, s.developerInstructions]);
+}
+
 /** Per-turn overrides (all optional). */
 export interface TurnOverrides {
   cwd?: string;

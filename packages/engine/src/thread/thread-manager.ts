@@ -279,6 +279,7 @@ export class ThreadManager {
     );
     thread.name = head.name;
     thread.usage = head.usage;
+    thread.contextKey = head.contextKey;
     const row = this.index.get(threadId);
     thread.preview = row?.preview ?? '';
     thread.updatedAtMs = row?.updatedAtMs ?? meta.createdAtMs;
@@ -322,6 +323,7 @@ export class ThreadManager {
       thread.turns.push(...replayed.turns);
       thread.name = replayed.name;
       thread.usage = replayed.usage;
+      thread.contextKey = replayed.contextKey;
       for (const fact of replayed.repairs) thread.deps.rollout.append(fact);
     }
     const firstUser = thread.turns.flatMap((t) => t.items).find((i) => i.type === 'userMessage');

@@ -22,7 +22,7 @@ import type { ModelClient, ResponseItem } from '../model/types.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { previewOf } from '../persistence/rollout-summary.js';
 import type { RolloutSink } from './rollout-sink.js';
-import { applyTurnOverrides, type ThreadSettings, type TurnOverrides } from './settings.js';
+import { applyTurnOverrides, contextKeyOf, type ThreadSettings, type TurnOverrides } from './settings.js';
 import { runTurn } from './turn-runner.js';
 
 /** What the model runs on, as the catalogue describes it. */
@@ -306,7 +306,10 @@ export class Thread {
     const rollout = this.deps.rollout;
     switch (event.type) {
       case 'turn.started':
-        rollout.append({ type: 'turn_started', payload: { turnId: event.turn.id, startedAtMs: event.turn.startedAtMs, model: event.model, cwd: this.settings.cwd } });
+        rollout.append({
+          type: 'turn_started',
+          payload: { turnId: event.turn.id, startedAtMs: event.turn.startedAtMs, model: event.model, cwd: this.settings.cwd, contextKey: contextKeyOf(this.settings) },
+        });
         this.turns.push({ info: event.turn, items: [] });
         break;
       case 'item.completed': {

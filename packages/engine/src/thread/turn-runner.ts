@@ -14,6 +14,7 @@ import { BASE_INSTRUCTIONS } from './base-instructions.js';
 import { compactHistory, shouldCompact } from './compaction.js';
 import { initialContextItems } from './context.js';
 import type { ActiveTurn, Thread } from './thread.js';
+import { contextKeyOf } from './settings.js';
 
 type ToolCall = Extract<ResponseItem, { type: 'function_call' | 'custom_tool_call' }>;
 
@@ -101,7 +102,7 @@ function closeOpenItems(thread: Thread, turn: ActiveTurn, state: TurnState): voi
 /** Sends the context messages when the thread has none yet, or when cwd or a policy changed. */
 export function injectContext(thread: Thread, turn: ActiveTurn): void {
   const s = turn.settings;
-  const key = JSON.stringify([s.cwd, s.sandboxPolicy, s.approvalPolicy, s.developerInstructions]);
+  const key = contextKeyOf(s);
   if (thread.contextKey === key) return;
   thread.contextKey = key;
   const items = initialContextItems({

@@ -108,4 +108,27 @@ describe('the first request', () => {
     expect(third).toHaveLength(2);
     expect(third[1]).toContain('read-only');
   });
+
+  it('is not sent again to a thread resumed with the same settings, and is after a rollback', async () => {
+    engine = await startTestEngine();
+    const { server, temp } = engine;
+    server.enqueue({ output: [text('one')] }, { output: [text('two')] }, { output: [text('three')] });
+    const thread = await engine.manager.start({ cwd: temp.cwd });
+    await thread.startTurn([{ type: 'text', text: 'first' }]).done;
+    await engine.manager.close();
+    // A new process: the store is opened again and the thread resumed from its rollout.
+    const restarted = await startTestEngine({ server, temp });
+    try {
+      const resumed = await restarted.manager.resume(thread.id);
+      await resumed.startTurn([{ type: 'text', text: 'second' }]).done;
+      const count = (r: RecordedRequest) => messages(r, 'developer').filter((t) => t.startsWith('<permissions instructions>')).length;
+      expect(count(server.requests[1]!)).toBe(1);
+      // The rolled-back turn may have held the context the model last saw: it is sent again.
+      await restarted.manager.rollback(thread.id, 1);
+      await resumed.startTurn([{ type: 'text', text: 'third' }]).done;
+      expect(count(server.requests[2]!)).toBe(2);
+    } finally {
+      await restarted.manager.close();
+    }
+  });
 });
