@@ -168,3 +168,45 @@ describe('turn/steer and turn/interrupt', () => {
     await runTurn(client, threadId, 'after the interrupt');
   });
 });
+
+describe('thread/compact/start', () => {
+  it('answers {} at once, then runs a turn whose only item is the contextCompaction', async () => {
+    await runTurn(client, threadId, 'remember apples');
+    const response = await client.request('thread/compact/start', { threadId });
+    expect(response).toMatchObject({ result: {} });
+    const started = await client.waitUntil(() => client.notifications('turn/started')[1], 'the compaction turn');
+    const turnId = (started.params.turn as { id: string }).id;
+    const completed = await turnCompleted(client, turnId);
+    expect(completed.params.turn).toMatchObject({ status: 'completed', error: null });
+    expect(sequence(turnId)).toEqual(['thread/status/changed', 'turn/started', 'item/started', 'item/completed', 'thread/status/changed', 'turn/completed']);
+    const items = client.notifications('item/completed').filter((n) => n.params.turnId === turnId).map((n) => n.params.item);
+    expect(items).toEqual([{ type: 'contextCompaction', id: expect.any(String) }]);
+    // The next turn is sent the summary instead of the earlier conversation.
+    await runTurn(client, threadId, 'and now?');
+    const sent = JSON.stringify(h.model.requests.at(-1)?.body.input);
+    expect(sent).toContain('summarised');
+    expect(sent).not.toContain('ECHO: remember apples');
+  });
+});
+
+describe('thread/compact/start while a turn runs', () => {
+  it('is refused, and a compaction turn refuses steer input', async () => {
+    await h.close();
+    h = await startHarness({ topToml: 'compact_prompt = "slow: 150"' });
+    client = await h.connect();
+    threadId = (await startThread(client)).id;
+    const turnId = await startTurn(client, threadId, 'slow: 100');
+    const busy = await client.request('thread/compact/start', { threadId });
+    expect(busy.error?.code).toBe(-32600);
+    expect(busy.error?.message).toContain(`a turn is already running on thread ${threadId}`);
+    await turnCompleted(client, turnId);
+    expect(await client.call('thread/compact/start', { threadId })).toEqual({});
+    const started = await client.waitUntil(() => client.notifications('turn/started')[1], 'the compaction turn');
+    const compactId = (started.params.turn as { id: string }).id;
+    const steer = await client.request('turn/steer', { threadId, expectedTurnId: compactId, input: [{ type: 'text', text: 'more' }] });
+    expect(steer.error).toEqual({ code: -32600, message: 'the active turn is a compact turn, which cannot be steered' });
+    expect((await turnCompleted(client, compactId)).params.turn).toMatchObject({ status: 'completed' });
+    const unknown = await client.request('thread/compact/start', { threadId: '00000000-0000-7000-8000-000000000000' });
+    expect(unknown.error?.code).toBe(-32600);
+  });
+});

@@ -38,6 +38,13 @@ export class NoActiveTurnError extends EngineError {
   }
 }
 
+/** The running turn takes no steer input (a compaction turn). */
+export class TurnNotSteerableError extends EngineError {
+  constructor(readonly turnKind: 'compact') {
+    super('turn_not_steerable', `the active turn is a ${turnKind} turn, which cannot be steered`);
+  }
+}
+
 /** The caller named a turn that is not the active one. */
 export class TurnMismatchError extends EngineError {
   constructor(expected: string, actual: string) {

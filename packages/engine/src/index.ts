@@ -14,6 +14,7 @@ export {
   ThreadNotFoundError,
   TurnInProgressError,
   TurnMismatchError,
+  TurnNotSteerableError,
 } from './errors.js';
 export { EventStream } from './events/event-stream.js';
 export { describeModel, listProviderModels } from './model/catalog.js';

@@ -107,6 +107,7 @@ export const ERROR_CODE_TABLE: Readonly<Record<string, number>> = {
   turn_in_progress: INVALID_REQUEST,
   no_active_turn: INVALID_REQUEST,
   turn_mismatch: INVALID_REQUEST,
+  turn_not_steerable: INVALID_REQUEST,
   invalid_input: INVALID_REQUEST,
   not_found: INVALID_REQUEST,
   not_initialized: INVALID_REQUEST,

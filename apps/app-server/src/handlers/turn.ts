@@ -1,15 +1,27 @@
 /**
- * Handlers of `turn/start`, `turn/steer` and `turn/interrupt` (spec §8). A turn needs a loaded
- * thread. `turn/start` while a turn runs is refused (steer adds input to a running turn);
+ * Handlers of `turn/start`, `turn/steer`, `turn/interrupt` (spec §8) and `thread/compact/start`
+ * (a turn that only compacts the history). A turn needs a loaded thread. `turn/start` or
+ * `thread/compact/start` while a turn runs is refused (steer adds input to a running turn);
  * `turn/interrupt` answers at once, also when nothing runs (spec §17 #8). While a turn call is
  * answered the thread's delivery is held, so the response precedes the events it caused.
  */
+import type { Thread } from '@deputy/engine';
 import { RpcError } from '@deputy/rpc/core';
 import { afterResponse, type AppContext } from '../app-context.js';
 import { newTurn } from '../project/threads.js';
 import { requireLoaded } from './common.js';
 import { engineInput, turnOverrides } from './turn-input.js';
 import type { Handlers } from './types.js';
+
+/** Refuses to start a turn on a thread that is running one. */
+function refuseWhileRunning(thread: Thread): void {
+  const active = thread.activeTurnId;
+  if (active !== null) {
+    throw RpcError.invalidRequest(
+      `a turn is already running on thread ${thread.id} (turn ${active}); use turn/steer to add input to it or turn/interrupt to stop it`,
+    );
+  }
+}
 
 /** The handlers of this area. */
 export function turnHandlers(app: AppContext): Handlers {
@@ -18,16 +30,19 @@ export function turnHandlers(app: AppContext): Handlers {
       const thread = requireLoaded(app, params.threadId);
       const input = await engineInput(params.input, thread.settings.cwd);
       const overrides = turnOverrides(params, app.cwd);
-      const active = thread.activeTurnId;
-      if (active !== null) {
-        throw RpcError.invalidRequest(
-          `a turn is already running on thread ${thread.id} (turn ${active}); use turn/steer to add input to it or turn/interrupt to stop it`,
-        );
-      }
+      refuseWhileRunning(thread);
       const release = app.router.hold(thread.id);
       afterResponse(ctx, release);
       const { turnId } = thread.startTurn(input, overrides);
       return { turn: newTurn(turnId) };
+    },
+    'thread/compact/start': (params, ctx) => {
+      const thread = requireLoaded(app, params.threadId);
+      refuseWhileRunning(thread);
+      afterResponse(ctx, app.router.hold(thread.id));
+      // Not awaited: the answer is `{}` at once; the compaction turn follows as notifications.
+      thread.startCompaction();
+      return {};
     },
     'turn/steer': async (params) => {
       const thread = requireLoaded(app, params.threadId);

@@ -16,7 +16,7 @@ import type {
   UserInput,
 } from '@deputy/protocol';
 import type { ApprovalPort } from '../approvals/approval-port.js';
-import { NoActiveTurnError, TurnInProgressError, TurnMismatchError, InvalidInputError } from '../errors.js';
+import { NoActiveTurnError, TurnInProgressError, TurnMismatchError, TurnNotSteerableError, InvalidInputError } from '../errors.js';
 import { EventStream } from '../events/event-stream.js';
 import type { ModelClient, ResponseItem } from '../model/types.js';
 import type { ToolRegistry } from '../tools/registry.js';
@@ -82,6 +82,8 @@ export interface TurnHandle {
 /** The mutable state of the active turn, shared with the turn runner. */
 export interface ActiveTurn {
   id: string;
+  /** `compact`: a turn that only compacts the history (`Thread.startCompaction`); it takes no steer input. */
+  kind: 'regular' | 'compact';
   settings: ThreadSettings;
   outputSchema: Record<string, unknown> | null;
   controller: AbortController;
@@ -201,12 +203,25 @@ export class Thread {
    * way to add input then). Overrides become the thread's defaults, as in Codex.
    */
   startTurn(input: UserInput[], overrides: TurnOverrides = {}): TurnHandle {
+    return this.#begin('regular', input, overrides);
+  }
+
+  /**
+   * Starts a turn that only compacts the history: the model summarises it, and the summary with
+   * the context messages replaces it (a `contextCompaction` item). Throws as `startTurn` does.
+   */
+  startCompaction(): TurnHandle {
+    return this.#begin('compact', [], {});
+  }
+
+  #begin(kind: ActiveTurn['kind'], input: UserInput[], overrides: TurnOverrides): TurnHandle {
     if (this.#closed) throw new InvalidInputError(`thread ${this.id} is closed; resume it to start a turn`);
     if (this.#active) throw new TurnInProgressError(this.id, this.#active.id);
-    if (input.length === 0) throw new InvalidInputError('input must not be empty');
+    if (kind === 'regular' && input.length === 0) throw new InvalidInputError('input must not be empty');
     this.settings = applyTurnOverrides(this.settings, overrides);
     const turn: ActiveTurn = {
       id: uuidv7(),
+      kind,
       settings: this.settings,
       outputSchema: overrides.outputSchema ?? null,
       controller: new AbortController(),
@@ -226,6 +241,7 @@ export class Thread {
     const turn = this.#active;
     if (!turn) throw new NoActiveTurnError();
     if (expectedTurnId !== undefined && expectedTurnId !== turn.id) throw new TurnMismatchError(expectedTurnId, turn.id);
+    if (turn.kind !== 'regular') throw new TurnNotSteerableError(turn.kind);
     if (input.length === 0) throw new InvalidInputError('input must not be empty');
     turn.steerQueue.push(input);
     return turn.id;

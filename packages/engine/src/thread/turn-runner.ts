@@ -18,7 +18,10 @@ import { contextKeyOf } from './settings.js';
 
 type ToolCall = Extract<ResponseItem, { type: 'function_call' | 'custom_tool_call' }>;
 
-/** Runs one turn to its end and returns its final info (never throws). */
+/**
+ * Runs one turn to its end and returns its final info (never throws). A `compact` turn only
+ * compacts the history (`input` is empty then).
+ */
 export async function runTurn(thread: Thread, turn: ActiveTurn, input: UserInput[]): Promise<TurnInfo> {
   const signal = turn.controller.signal;
   const info = (status: TurnInfo['status'], error: TurnError | null, last: string | null): TurnInfo => ({
@@ -37,11 +40,21 @@ export async function runTurn(thread: Thread, turn: ActiveTurn, input: UserInput
     modelContextWindow: thread.deps.describeModel(model).contextWindow,
   });
   const state: TurnState = { lastAgentMessage: null, openCalls: new Map(), openItems: new Map(), ended: false };
+  const finish = (final: TurnInfo): TurnInfo => {
+    // A tool still winding down after an abort must not publish into a finished turn.
+    state.ended = true;
+    thread.emit(turn.id, { type: 'turn.completed', turn: final });
+    return final;
+  };
   let final: TurnInfo;
   let compactedForOverflow = false;
   try {
     if (!thread.deps.describeModel(model).known) {
       thread.emit(turn.id, { type: 'warning', message: `Model metadata for \`${model}\` not found. Defaulting to fallback metadata; this can degrade performance and cause issues.` });
+    }
+    if (turn.kind === 'compact') {
+      await compactHistory(thread, turn);
+      return finish(info('completed', null, null));
     }
     injectContext(thread, turn);
     addUserInput(thread, turn, input);
@@ -74,10 +87,7 @@ export async function runTurn(thread: Thread, turn: ActiveTurn, input: UserInput
       final = info('failed', turnError, state.lastAgentMessage);
     }
   }
-  // A tool still winding down after an abort must not publish into a finished turn.
-  state.ended = true;
-  thread.emit(turn.id, { type: 'turn.completed', turn: final });
-  return final;
+  return finish(final);
 }
 
 /** What the loop tracks while a turn runs. */

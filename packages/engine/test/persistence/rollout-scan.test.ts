@@ -160,6 +160,28 @@ describe('the resume view (RESUME_LINES)', () => {
       ['t3', 'completed'],
       ['t4', 'interrupted'],
     ]);
-    expect(scanRolloutHead(scan.lines)).toEqual({ name: replayed.name, usage: replayed.usage, lastCwd: replayed.lastCwd, lastModel: replayed.lastModel });
+    expect(scanRolloutHead(scan.lines)).toEqual({
+      name: replayed.name,
+      usage: replayed.usage,
+      lastCwd: replayed.lastCwd,
+      lastModel: replayed.lastModel,
+      contextKey: replayed.contextKey,
+    });
+  });
+
+  it('keeps the last turn context key, which a compaction or a rollback clears', async () => {
+    const started = (turnId: string, contextKey: string) => rolloutLine('turn_started', { turnId, startedAtMs: 1, model: 'm', cwd: '/w', contextKey }, 1);
+    const cases: [RolloutLine[], string | null][] = [
+      [[started('t1', 'k1'), started('t2', 'k2')], 'k2'],
+      [[started('t1', 'k1'), rolloutLine('compacted', { turnId: 't1', summary: 's' }, 2)], null],
+      [[started('t1', 'k1'), rolloutLine('rollback', { numTurns: 1 }, 2)], null],
+      [[rolloutLine('compacted', { turnId: 't0', summary: 's' }, 0), started('t1', 'k1')], 'k1'],
+    ];
+    for (const [lines, expected] of cases) {
+      const { path: file } = writeThread(lines);
+      const scan = await scanRollout(file, RESUME_LINES);
+      expect(scanRolloutHead(scan.lines).contextKey).toBe(expected);
+      expect(replayRollout((await readRollout(file)).lines).contextKey).toBe(expected);
+    }
   });
 });

@@ -8,7 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { functionCall, lastUserText, makeTempHome, startScriptedModelServer, text, toolNames, type RecordedRequest } from '@deputy/test-support';
 import { DEFAULT_COMPACT_PROMPT } from '../../src/thread/base-instructions.js';
 import { SUMMARY_PREFIX } from '../../src/thread/compaction.js';
-import { collect, startTestEngine } from '../helpers/engine.js';
+import { TurnInProgressError, TurnNotSteerableError } from '../../src/errors.js';
+import { collect, startTestEngine, waitFor } from '../helpers/engine.js';
 import { ofType, readRolloutLines, requestText, unansweredCalls } from './support.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -138,5 +139,47 @@ describe('auto-compaction', () => {
     await thread.startTurn([{ type: 'text', text: 'b' }]).done;
     expect(server.requests).toHaveLength(2);
     expect(server.requests.every((r) => toolNames(r).length > 0)).toBe(true);
+  });
+});
+
+describe('compaction on request (Thread.startCompaction)', () => {
+  it('runs a turn that only summarises the history, and the next turn goes on from the summary', async () => {
+    const { server, temp, open } = await setup('');
+    const engine = await open();
+    server.enqueue({ output: [text('the first answer')] }, { output: [text('SUMMARY: one question, one answer')] }, { output: [text('after')] });
+    const thread = await engine.manager.start({ cwd: temp.cwd });
+    await thread.startTurn([{ type: 'text', text: 'first question' }]).done;
+    const events = collect(thread);
+    const compaction = await thread.startCompaction().done;
+    expect(compaction).toMatchObject({ status: 'completed', error: null, lastAgentMessage: null });
+    expect(isCompactRequest(server.requests[1]!, DEFAULT_COMPACT_PROMPT)).toBe(true);
+    expect(requestText(server.requests[1]!)).toContain('first question');
+    const shown = events.filter((e) => e.type.startsWith('turn.') || e.type.startsWith('item.'));
+    expect(shown.map((e) => (e.type.startsWith('item.') ? `${e.type}:${(e as { item: { type: string } }).item.type}` : e.type))).toEqual([
+      'turn.started',
+      'item.started:contextCompaction',
+      'item.completed:contextCompaction',
+      'turn.completed',
+    ]);
+    expect((await readRolloutLines(thread.path!)).filter((l) => l.type === 'compacted').map((l) => l.payload.summary)).toEqual(['SUMMARY: one question, one answer']);
+    await thread.startTurn([{ type: 'text', text: 'second question' }]).done;
+    const next = requestText(server.requests[2]!);
+    expect(next).toContain(JSON.stringify(SUMMARY_PREFIX + 'SUMMARY: one question, one answer').slice(1, -1));
+    expect(next).not.toContain('the first answer');
+    expect(next).toContain('second question');
+  });
+
+  it('takes no steer input and no second turn while it runs, and can be interrupted', async () => {
+    const { server, temp, open } = await setup('');
+    const engine = await open();
+    server.enqueue({ output: [text('slow summary')], delayMs: 2_000 });
+    const thread = await engine.manager.start({ cwd: temp.cwd });
+    const handle = thread.startCompaction();
+    await waitFor(() => server.requests.length === 1, 5_000, 'the summary request');
+    expect(() => thread.steer([{ type: 'text', text: 'more' }])).toThrow(TurnNotSteerableError);
+    expect(() => thread.startTurn([{ type: 'text', text: 'another' }])).toThrow(TurnInProgressError);
+    await thread.interrupt(handle.turnId);
+    expect((await handle.done).status).toBe('interrupted');
+    expect((await readRolloutLines(thread.path!)).some((l) => l.type === 'compacted')).toBe(false);
   });
 });

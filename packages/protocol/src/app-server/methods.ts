@@ -205,6 +205,7 @@ export const clientRequests = {
   'thread/unsubscribe': request(ThreadIdParamsSchema, ThreadUnsubscribeResultSchema),
   'thread/name/set': request(ThreadSetNameParamsSchema, EmptyResultSchema),
   'thread/unarchive': request(ThreadIdParamsSchema, ThreadResultSchema),
+  'thread/compact/start': request(ThreadIdParamsSchema, EmptyResultSchema),
   'thread/rollback': request(ThreadRollbackParamsSchema, ThreadResultSchema),
   'thread/list': request(ThreadListParamsSchema, ThreadListResultSchema),
   'thread/loaded/list': request(ThreadLoadedListParamsSchema, ThreadLoadedListResultSchema),

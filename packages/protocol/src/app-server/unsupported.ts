@@ -59,7 +59,6 @@ export const NOT_YET = {
     'thread/metadata/update',
     'thread/memoryMode/set',
     'memory/reset',
-    'thread/compact/start',
     'thread/shellCommand',
     'thread/approveGuardianDeniedAction',
     'thread/backgroundTerminals/clean',
