@@ -84,6 +84,7 @@ export function formatZodIssue(issue: Issue): string {
       if (!hasInput(issue)) return `missing field \`${lastField(issue.path)}\``;
       return `invalid type: ${describeValue(issue.input)}, expected ${EXPECTED_NAMES[issue.expected] ?? issue.expected}`;
     case 'invalid_value':
+      if (!hasInput(issue)) return `missing field \`${lastField(issue.path)}\``;
       if (typeof issue.input === 'string') {
         return `unknown variant \`${issue.input}\`, expected ${issue.values.length === 1 ? '' : 'one of '}${quoteList(issue.values)}`;
       }
@@ -105,11 +106,14 @@ export function formatZodIssue(issue: Issue): string {
     }
     case 'unrecognized_keys':
       return `unknown field ${quoteList(issue.keys)}`;
+    case 'custom':
+      // A custom check carries the reference's own text (serde's `de::Error::custom`, e.g.
+      // `AbsolutePathBuf deserialized without a base path`), which names no field.
+      return issue.message;
     case 'too_small':
     case 'too_big':
     case 'invalid_format':
     case 'not_multiple_of':
-    case 'custom':
     default:
       return issue.path.length > 0 ? `invalid value at \`${issue.path.join('.')}\`: ${issue.message}` : issue.message;
   }
