@@ -1,19 +1,10 @@
 /** Contract tests of what clients call at start-up: account, models, skills, hooks, config (spec §11–§13). */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startHarness, type Harness, type HarnessOptions } from './support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { harnessPerTest } from './support/harness.js';
 
-let h: Harness | undefined;
-async function harness(options: HarnessOptions = {}): Promise<Harness> {
-  h = await startHarness(options);
-  return h;
-}
-afterEach(async () => {
-  expect(h?.validator.problems ?? []).toEqual([]);
-  await h?.close();
-  h = undefined;
-});
+const harness = harnessPerTest();
 
 describe('account', () => {
   it('reports no OpenAI account for a provider that does not use OpenAI auth', async () => {

@@ -6,6 +6,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { afterEach, expect } from 'vitest';
 import { loadConfig } from '@deputy/engine';
 import { createMemoryTransportPair } from '@deputy/rpc';
 import { makeTempHome, startScriptedModelServer, type ScriptedModelServer, type TempHome } from '@deputy/test-support';
@@ -67,4 +68,19 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await temp.cleanup();
     },
   };
+}
+
+/**
+ * For a test file whose tests each start their own harness: returns `harness(options)`, which
+ * starts one, and registers an `afterEach` that checks every message it carried and closes it.
+ */
+export function harnessPerTest(): (options?: HarnessOptions) => Promise<Harness> {
+  let current: Harness | undefined;
+  afterEach(async () => {
+    const done = current;
+    current = undefined;
+    expect(done?.validator.problems ?? []).toEqual([]);
+    await done?.close();
+  });
+  return async (options = {}) => (current = await startHarness(options));
 }

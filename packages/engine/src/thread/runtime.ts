@@ -1,21 +1,25 @@
 /**
  * EngineRuntime: the per-process context threads are built from, derived once from the resolved
  * config: the model client for the configured provider, the model catalogue, default thread
- * settings, the home's remembered approval rules, and a factory for each thread's tools.
+ * settings, the home's remembered approval rules, and a factory for each thread's tools. The one
+ * thing that changes while it runs is the stored OpenAI key (`setStoredApiKey`, an API-key login
+ * or a logout): it is written to auth.json and applied to the config and the model client at once.
  */
 import { resolve } from 'node:path';
 import type { SandboxPolicy } from '@deputy/protocol';
 import type { ApprovalPort } from '../approvals/approval-port.js';
 import { PrefixRules } from '../approvals/rules.js';
 import { SessionApprovals } from '../approvals/session-approvals.js';
+import { removeAuthFile, usableStoredKey, writeStoredApiKey } from '../config/auth.js';
 import type { ResolvedConfig } from '../config/load-config.js';
-import { ConfigError } from '../config/errors.js';
+import { ConfigError, MissingApiKeyError } from '../config/errors.js';
+import { resolveProviderInfo } from '../config/providers.js';
 import { resolveProvider } from '../config/resolve-config.js';
 import { buildChildEnv, ShellEnvironmentPolicySchema, withExecEnvDefaults } from '../exec/env.js';
 import { ExecSessionManager } from '../exec/exec-session.js';
 import { describeModel } from '../model/catalog.js';
 import { createModelClient, type ProviderConnection } from '../model/provider.js';
-import type { ModelClient } from '../model/types.js';
+import type { ModelClient, ModelRequest, ModelStreamEvent } from '../model/types.js';
 import { applyPatchTool } from '../tools/patch-tool.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { execCommandTool } from '../tools/shell/exec-command.js';
@@ -43,8 +47,11 @@ export interface EngineRuntimeOptions {
 
 /** Everything threads share in one process. */
 export class EngineRuntime {
+  /** What threads call; it forwards to the client for the current key. */
   readonly modelClient: ModelClient;
+  readonly #client: SwitchableModelClient | null;
   readonly #envPolicy;
+  #authWrites: Promise<void> = Promise.resolve();
 
   private constructor(
     readonly config: ResolvedConfig,
@@ -53,7 +60,10 @@ export class EngineRuntime {
     readonly rules: PrefixRules,
     modelClient: ModelClient | undefined,
   ) {
-    this.modelClient = modelClient ?? createModelClient(providerConnection(config));
+    // The configured provider must be usable at start (a missing key fails here, naming its
+    // variable); only a later key change may leave it without one until the next login.
+    this.#client = modelClient ? null : new SwitchableModelClient(createModelClient(providerConnection(config)));
+    this.modelClient = modelClient ?? (this.#client as SwitchableModelClient);
     this.#envPolicy = ShellEnvironmentPolicySchema.parse(config.shellEnvironmentPolicy ?? {});
   }
 
@@ -80,6 +90,38 @@ export class EngineRuntime {
   }
   get autoCompactTokenLimit(): number | null {
     return this.config.autoCompactTokenLimit;
+  }
+
+  /**
+   * Stores `key` as the OpenAI API key in `<home>/auth.json` (null deletes the file), then applies
+   * it: `config.sources.storedOpenaiKey` and `config.provider.apiKey` change in place (so every
+   * holder of this config sees them), and the next model request of every thread uses the new
+   * key; a stream already running keeps its own. Keys from the environment keep their precedence,
+   * as `loadConfig` decides it. A provider left without a needed key fails its next request with
+   * `MissingApiKeyError`. Calls run one at a time, in call order. Never logs the key.
+   */
+  setStoredApiKey(key: string | null): Promise<void> {
+    const run = this.#authWrites.then(async () => {
+      if (key === null) await removeAuthFile(this.home);
+      else await writeStoredApiKey(this.home, key);
+      this.#applyStoredKey(usableStoredKey(key));
+    });
+    this.#authWrites = run.catch(() => undefined);
+    return run;
+  }
+
+  #applyStoredKey(stored: string | null): void {
+    const config = this.config;
+    config.sources.storedOpenaiKey = stored;
+    const info = config.modelProviders[config.modelProviderId];
+    if (info) config.provider.apiKey = resolveProviderInfo(info, { env: config.sources.env, storedOpenaiKey: stored }, false).apiKey;
+    if (!this.#client) return;
+    try {
+      this.#client.use(createModelClient(providerConnection(config)));
+    } catch (e) {
+      if (!(e instanceof MissingApiKeyError)) throw e;
+      this.#client.use(e);
+    }
   }
 
   /** What the catalogue knows of a model (config's `model_context_window` wins). */
@@ -146,4 +188,27 @@ export function providerConnection(config: ResolvedConfig): ProviderConnection {
   const baseUrl = config.provider.baseUrl ?? resolved.baseUrl;
   if (!baseUrl) throw new ConfigError(`${config.configPath}: model_providers.${resolved.id}.base_url: expected a URL, got nothing`);
   return { ...resolved, baseUrl };
+}
+
+/**
+ * The model client threads hold: forwards each request to the client for the current key, or
+ * fails it with the error saying which key is missing.
+ */
+class SwitchableModelClient implements ModelClient {
+  #current: ModelClient | MissingApiKeyError;
+
+  constructor(initial: ModelClient) {
+    this.#current = initial;
+  }
+
+  /** Sends later requests to `next` (or fails them with it). */
+  use(next: ModelClient | MissingApiKeyError): void {
+    this.#current = next;
+  }
+
+  async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
+    const current = this.#current;
+    if (current instanceof MissingApiKeyError) throw current;
+    yield* current.stream(request, signal);
+  }
 }
