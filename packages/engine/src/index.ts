@@ -5,6 +5,7 @@
  */
 export { fixedApprovals, type ApprovalOrigin, type ApprovalPort } from './approvals/approval-port.js';
 export { ConfigError } from './config/errors.js';
+export { ConfigWriteError, reloadUserConfig, writeUserConfig, type ConfigEdit, type ConfigMergeStrategy, type ConfigWriteRefusal, type OverriddenKey, type UserConfigWrite, type WriteUserConfigOptions } from './config/config-write.js';
 export { loadConfig, type ResolvedConfig } from './config/load-config.js';
 export { resolveHome } from './config/home.js';
 export {
@@ -17,6 +18,10 @@ export {
   TurnNotSteerableError,
 } from './errors.js';
 export { EventStream } from './events/event-stream.js';
+export { buildChildEnv, ShellEnvironmentPolicySchema, type ShellEnvironmentPolicy } from './exec/env.js';
+export { KILL_GRACE_MS } from './exec/exec-process.js';
+export { holdSlaveOpen, signalProcessGroup } from './exec/process.js';
+export { buildSandboxedArgv, checkSandboxAvailable, isSandboxed } from './exec/sandbox.js';
 export { describeModel, listProviderModels } from './model/catalog.js';
 export type { ModelClient, ModelRequest, ModelStreamEvent, ResponseItem, ToolSpec } from './model/types.js';
 export { DEPUTY_VERSION, EngineRuntime, type EngineRuntimeOptions } from './thread/runtime.js';

@@ -42,3 +42,4 @@ export {
 } from './request-matchers.js';
 export { demoScript, startDemoModelServer, summariseListing, parseLsListing } from './demo-script.js';
 export { makeTempHome, type TempHome } from './temp-home.js';
+export { commentedConfigToml } from './config-fixtures.js';

@@ -197,7 +197,7 @@ function isExecutableOnPath(file: string, pathEnv: string | undefined): boolean 
  * plus hang-up for end of file. Holding the slave prevents the hang-up, so node-pty keeps
  * reading until its post-exit drain ends.
  */
-function holdSlaveOpen(term: IPty): { release(): void } {
+export function holdSlaveOpen(term: IPty): { release(): void } {
   const ptsName = (term as unknown as { ptsName?: unknown }).ptsName;
   let fd: number | null = null;
   if (typeof ptsName === 'string') {
