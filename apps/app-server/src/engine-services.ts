@@ -13,6 +13,8 @@ import { ClientApprovals } from './client-approvals.js';
 import type { ConnectionState } from './connection-state.js';
 import { accountHandlers } from './handlers/account.js';
 import { catalogHandlers } from './handlers/catalog.js';
+import { commandHandlers } from './handlers/command.js';
+import { fsHandlers } from './handlers/fs.js';
 import { configHandlers } from './handlers/config.js';
 import { modelHandlers } from './handlers/model.js';
 import { threadStoreHandlers } from './handlers/thread-store.js';
@@ -70,6 +72,8 @@ export async function openEngineServices(options: EngineServicesOptions): Promis
     ...configHandlers(app),
     ...modelHandlers(app),
     ...catalogHandlers(app),
+    ...fsHandlers(app),
+    ...commandHandlers(app),
   };
   return {
     app,
