@@ -1,9 +1,11 @@
 /**
- * What every handler works with: the engine (`ThreadManager`, `EngineRuntime`, the resolved
+ * What every handler works with: the engine (`ThreadManager`, `EngineRuntime`, the current
  * config), the router, the client approvals, the model catalogue, the logger and the server's
  * working directory, plus the per-request hook `afterResponse` (work that must follow the
  * response on the wire, such as `thread/started` after `thread/start`). Built once, when the
- * engine opens; handlers receive it and never reach for globals.
+ * engine opens; handlers receive it and never reach for globals. The config is not fixed: config
+ * writes and logins replace the runtime's (`EngineRuntime.applyConfig`), so handlers read it at
+ * each use and never keep it.
  */
 import type { EngineRuntime, ResolvedConfig, ThreadManager } from '@deputy/engine';
 import type { Connection, HandlerContext } from '@deputy/rpc/core';
@@ -17,9 +19,11 @@ import type { Router } from './router.js';
 export interface AppContext {
   readonly manager: ThreadManager;
   readonly runtime: EngineRuntime;
+  /** The current config: always `runtime.config` (read it at each use). */
   readonly config: ResolvedConfig;
   readonly router: Router;
   readonly approvals: ClientApprovals;
+  /** The catalogue of the config the engine opened with (`model/list` follows later configs). */
   readonly models: ModelCatalog;
   readonly logger: AppLogger;
   /** The server's working directory: default thread cwd and base of relative paths. */

@@ -15,11 +15,14 @@ import { accountHandlers } from './handlers/account.js';
 import { catalogHandlers } from './handlers/catalog.js';
 import { commandHandlers } from './handlers/command.js';
 import { fsHandlers } from './handlers/fs.js';
+import { fuzzySearchHandlers } from './handlers/fuzzy-search.js';
 import { configHandlers } from './handlers/config.js';
 import { modelHandlers } from './handlers/model.js';
+import { shellCommandHandlers } from './handlers/shell-command.js';
 import { threadStoreHandlers } from './handlers/thread-store.js';
 import { threadHandlers } from './handlers/thread.js';
 import { turnHandlers } from './handlers/turn.js';
+import { turnsListHandlers } from './handlers/turns-list.js';
 import type { Handlers } from './handlers/types.js';
 import type { AppLogger } from './logger.js';
 import { ModelCatalog } from './model-catalog.js';
@@ -56,7 +59,9 @@ export async function openEngineServices(options: EngineServicesOptions): Promis
   const app: AppContext = {
     manager,
     runtime,
-    config,
+    get config() {
+      return runtime.config;
+    },
     router,
     approvals,
     models: new ModelCatalog(config, logger),
@@ -67,12 +72,15 @@ export async function openEngineServices(options: EngineServicesOptions): Promis
   const handlers: Handlers = {
     ...threadHandlers(app),
     ...threadStoreHandlers(app),
+    ...turnsListHandlers(app),
     ...turnHandlers(app),
+    ...shellCommandHandlers(app),
     ...accountHandlers(app),
     ...configHandlers(app),
     ...modelHandlers(app),
     ...catalogHandlers(app),
     ...fsHandlers(app),
+    ...fuzzySearchHandlers(app),
     ...commandHandlers(app),
   };
   return {

@@ -25,6 +25,7 @@ export { buildSandboxedArgv, checkSandboxAvailable, isSandboxed } from './exec/s
 export { describeModel, listProviderModels } from './model/catalog.js';
 export type { ModelClient, ModelRequest, ModelStreamEvent, ResponseItem, ToolSpec } from './model/types.js';
 export { DEPUTY_VERSION, EngineRuntime, type EngineRuntimeOptions } from './thread/runtime.js';
+export { cleanBackgroundTerminals } from './tools/shell/services.js';
 export { sandboxModeOf, sandboxPolicyFromMode, type ThreadSettings, type TurnOverrides } from './thread/settings.js';
 export { Thread, type PendingApproval, type ThreadMeta, type TurnHandle, type TurnRecord } from './thread/thread.js';
 export {

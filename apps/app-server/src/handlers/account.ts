@@ -25,8 +25,8 @@ export const CHATGPT_LOGIN_UNSUPPORTED = 'ChatGPT login is not supported by this
 const ACCOUNT_DELIVERY_KEY = 'account';
 
 /** The account as `account/read` reports it for the active provider. */
-export function accountOf(app: Pick<AppContext, 'config'>): AppServer.GetAccountResult {
-  const { config } = app;
+export function accountOf(app: Pick<AppContext, 'runtime'>): AppServer.GetAccountResult {
+  const { config } = app.runtime;
   const requiresOpenaiAuth = config.modelProviders[config.modelProviderId]?.requiresOpenaiAuth ?? false;
   if (!requiresOpenaiAuth) return { account: null, requiresOpenaiAuth: false };
   return { account: config.provider.apiKey ? { type: 'apiKey' } : null, requiresOpenaiAuth: true };

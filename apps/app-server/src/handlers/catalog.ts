@@ -18,10 +18,10 @@ function cwdsOf(app: AppContext, cwds: string[] | undefined): string[] {
 export function catalogHandlers(app: AppContext): Handlers {
   return {
     'skills/list': async (params) => ({
-      data: await Promise.all(cwdsOf(app, params.cwds).map((cwd) => discoverSkills(app.config.home, cwd))),
+      data: await Promise.all(cwdsOf(app, params.cwds).map((cwd) => discoverSkills(app.runtime.home, cwd))),
     }),
     'hooks/list': async (params) => ({
-      data: await Promise.all(cwdsOf(app, params.cwds).map((cwd) => discoverHooks(app.config, cwd))),
+      data: await Promise.all(cwdsOf(app, params.cwds).map((cwd) => discoverHooks(app.runtime.config, cwd))),
     }),
     'app/list': () => ({ data: [], nextCursor: null }),
     'collaborationMode/list': () => ({

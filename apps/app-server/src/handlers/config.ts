@@ -3,11 +3,13 @@
  * layers; project layers are not read, so `cwd` changes nothing), `config/value/write` and
  * `config/batchWrite` (edits of the user `config.toml`, formatting kept, all or nothing; errors
  * carry `data.config_write_error_code`), and `configRequirements/read` (no administrator
- * requirements are supported: `null`). This area owns the config it reports: `config/read`
- * re-reads the user file, and a write replaces it at once. Threads, the model client and the
- * other handlers keep the config the server started with.
+ * requirements are supported: `null`). This area keeps the running config in step with the user
+ * file: a successful write, and a `config/read` that finds the file changed, become the engine's
+ * current config (`EngineRuntime.applyConfig`), so new threads, `model/list`, `account/read`,
+ * `hooks/list` and `config/read` follow at once, without a restart; loaded threads keep their
+ * settings and the provider they run on.
  */
-import { ConfigWriteError, reloadUserConfig, writeUserConfig, type ConfigEdit, type ConfigWriteRefusal, type ResolvedConfig, type UserConfigWrite } from '@deputy/engine';
+import { ConfigError, ConfigWriteError, reloadUserConfig, writeUserConfig, type ConfigEdit, type ConfigWriteRefusal, type ResolvedConfig, type UserConfigWrite } from '@deputy/engine';
 import type { AppServer } from '@deputy/protocol';
 import { RpcError } from '@deputy/rpc/core';
 import type { AppContext } from '../app-context.js';
@@ -24,6 +26,9 @@ const WRITE_ERROR_CODES: Record<ConfigWriteRefusal, string> = {
 /** Reference text of a write the session flags override (the only layer above the user file here). */
 const OVERRIDDEN_BY_SESSION_FLAGS = 'Overridden by session flags';
 
+/** Added to the refusal of a write the engine cannot use after the file was written. */
+const NOT_APPLIED = 'config.toml was written; new threads keep the previous configuration';
+
 /** The handlers of this area. */
 export function configHandlers(app: AppContext): Handlers {
   const userConfig = new UserConfig(app);
@@ -35,50 +40,70 @@ export function configHandlers(app: AppContext): Handlers {
   };
 }
 
-/** Where a write goes and under which version (`reloadUserConfig` of batchWrite is accepted and ignored). */
+/** Where a write goes and under which version (batchWrite's `reloadUserConfig` is accepted: a written config always applies). */
 interface WriteTarget {
   expectedVersion?: string | null;
   filePath?: string | null;
 }
 
 /**
- * The server's view of the user config: the last config read or written, one operation at a
- * time, so a `config/read` that started before a write cannot put the older file back.
+ * Reads and writes of the user file, one at a time (a `config/read` that started before a write
+ * cannot put the older file back), always from the engine's current config.
  */
 class UserConfig {
-  #current: ResolvedConfig;
   #queue: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly app: AppContext) {
-    this.#current = app.config;
-  }
+  constructor(private readonly app: AppContext) {}
 
-  /** The config with the user file as it is now; a file that no longer loads keeps the last good one. */
+  /** The current config, after adopting the user file if it changed; a file that no longer loads keeps the last good one. */
   refresh(): Promise<ResolvedConfig> {
     return this.#serialize(async () => {
+      const current = this.app.runtime.config;
       try {
-        this.#current = await reloadUserConfig(this.#current);
+        const next = await reloadUserConfig(current);
+        if (next !== current) this.#adopt(next);
       } catch (e) {
         this.app.logger.warn('config.toml could not be reloaded; reporting the last loaded config', { error: (e as Error).message });
       }
-      return this.#current;
+      return this.app.runtime.config;
     });
   }
 
-  /** Applies `edits` to the user file and adopts the result. */
+  /** Applies `edits` to the user file and makes the result the current config. */
   write(edits: readonly ConfigEdit[], target: WriteTarget): Promise<AppServer.ConfigWriteResult> {
     return this.#serialize(async () => {
       let outcome: UserConfigWrite;
       try {
-        outcome = await writeUserConfig(this.#current, { edits, expectedVersion: target.expectedVersion, filePath: target.filePath, versionOf: layerVersion });
+        outcome = await writeUserConfig(this.app.runtime.config, {
+          edits,
+          expectedVersion: target.expectedVersion,
+          filePath: target.filePath,
+          versionOf: layerVersion,
+          // Refused before the file is touched when the running engine could not apply it.
+          check: (next) => void this.app.runtime.checkConfig(next),
+        });
       } catch (e) {
         if (e instanceof ConfigWriteError) throw RpcError.invalidRequest(e.message, { config_write_error_code: WRITE_ERROR_CODES[e.reason] });
         throw e;
       }
-      this.#current = outcome.config;
       this.app.logger.info('config.toml written', { file: outcome.config.configPath, edits: edits.map((edit) => edit.keyPath), version: outcome.version });
+      try {
+        this.#adopt(outcome.config);
+      } catch (e) {
+        // Only what the engine checks beyond the resolver (shell_environment_policy) gets here.
+        if (!(e instanceof ConfigError)) throw e;
+        throw RpcError.invalidRequest(`Invalid configuration: ${e.message} (${NOT_APPLIED})`, { config_write_error_code: WRITE_ERROR_CODES.validation });
+      }
       return writeResult(outcome);
     });
+  }
+
+  /** Makes `next` the engine's current config; logs the warnings it brings. */
+  #adopt(next: ResolvedConfig): void {
+    const before = this.app.runtime.config;
+    this.app.runtime.applyConfig(next);
+    for (const warning of next.warnings) if (!before.warnings.includes(warning)) this.app.logger.warn(warning);
+    this.app.logger.info('config applied to new threads', { modelProvider: next.modelProviderId, model: next.model });
   }
 
   #serialize<T>(fn: () => Promise<T>): Promise<T> {

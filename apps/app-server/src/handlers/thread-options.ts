@@ -4,7 +4,7 @@
  * with the config's workspace-write settings, instructions, and the `config` object's keys the
  * engine understands per thread (`model`, `model_reasoning_effort`, `model_reasoning_summary`,
  * `approval_policy`, `sandbox_mode`, instructions; dotted or nested; other keys are ignored). A
- * `modelProvider` other than the server's is refused: one server runs one provider.
+ * `modelProvider` other than the current config's is refused: new threads run on that provider.
  */
 import path from 'node:path';
 import { z } from 'zod';
@@ -73,7 +73,7 @@ export function threadOptions(app: AppContext, params: ThreadOverrideParams): St
     cwd: params.cwd ? path.resolve(app.cwd, params.cwd) : undefined,
     model: params.model ?? cfg.model,
     approvalPolicy: approval,
-    sandboxPolicy: mode ? sandboxPolicyFromMode(mode, app.config.sandboxWorkspaceWrite) : undefined,
+    sandboxPolicy: mode ? sandboxPolicyFromMode(mode, app.runtime.config.sandboxWorkspaceWrite) : undefined,
     reasoningEffort: cfg.model_reasoning_effort,
     reasoningSummary: cfg.model_reasoning_summary,
     baseInstructions: params.baseInstructions ?? cfg.base_instructions ?? cfg.instructions,

@@ -105,7 +105,7 @@ export function projectItem(item: EngineItem, id: string = item.id): AppServer.T
         command: item.command,
         cwd: item.cwd,
         processId: item.processId,
-        source: 'agent',
+        source: item.source ?? 'agent',
         status: item.status,
         commandActions: commandActionsOf(item.argv, item.cwd),
         aggregatedOutput: item.aggregatedOutput,

@@ -53,6 +53,11 @@ export interface WriteUserConfigOptions {
   filePath?: string | null;
   /** The version of a user-layer table, as the front door reports it. */
   versionOf(table: TomlTable): string;
+  /**
+   * Checks the resolved result beyond the resolver (e.g. that the running engine can apply it);
+   * a `ConfigError` it throws refuses the write before anything is written.
+   */
+  check?(next: ResolvedConfig): void;
 }
 
 /** An edited key that an override layer (`-c`, `--model`) still decides. */
@@ -95,6 +100,14 @@ export async function writeUserConfig(config: ResolvedConfig, options: WriteUser
   const text = applyConfigEdits(original ?? '', options.edits, config.configPath);
   const written = parseConfigToml(text, config.configPath);
   const next = resolveWith(config, written);
+  if (options.check) {
+    try {
+      options.check(next);
+    } catch (e) {
+      if (e instanceof ConfigError) throw invalid(`Invalid configuration: ${e.message}`);
+      throw e;
+    }
+  }
   if (original === null || text !== original) await writeAtomically(target, text);
   return {
     config: next,

@@ -4,7 +4,8 @@
  * argv in bwrap per the sandbox policy, spawns it in its own process group (on a PTY when asked),
  * and waits until it exits or the yield time passes; a command still running gets a session id
  * and keeps collecting output for the next `write`. The manager caps live sessions, kills process
- * groups on abort, timeout, pruning and `killAll`, and never runs a sandboxed command without bwrap.
+ * groups on abort, timeout, pruning, `cleanBackground` and `killAll`, and never runs a sandboxed
+ * command without bwrap.
  */
 import type { SandboxPolicy } from '@deputy/protocol';
 import { SandboxUnavailableError, UnknownSessionError } from './errors.js';
@@ -195,6 +196,22 @@ export class ExecSessionManager {
     const starting = [...this.starting];
     await Promise.all([...[...held, ...starting].map((proc) => proc.terminate('killed')), ...this.pruned]);
     for (const proc of held) proc.dispose();
+  }
+
+  /**
+   * Kills the process group of every held session (the commands `exec_command` left running in
+   * the background, and exited ones not yet read) and forgets them; the session ids become
+   * unknown to `write`. A command still inside `start` belongs to a tool call in flight and is
+   * left alone. Resolves, once the groups are gone, with the number of sessions that were
+   * still running.
+   */
+  async cleanBackground(): Promise<number> {
+    const held = [...this.sessions.values()];
+    this.sessions.clear();
+    const running = held.filter((proc) => !proc.hasExited).length;
+    await Promise.all(held.map((proc) => proc.terminate('killed')));
+    for (const proc of held) proc.dispose();
+    return running;
   }
 
   private store(proc: ExecProcess): number {

@@ -1,9 +1,12 @@
 /**
- * EngineRuntime: the per-process context threads are built from, derived once from the resolved
- * config: the model client for the configured provider, the model catalogue, default thread
- * settings, the home's remembered approval rules, and a factory for each thread's tools. The one
- * thing that changes while it runs is the stored OpenAI key (`setStoredApiKey`, an API-key login
- * or a logout): it is written to auth.json and applied to the config and the model client at once.
+ * EngineRuntime: the per-process context threads are built from: the current resolved config,
+ * the model clients, the model catalogue, default thread settings, the home's remembered approval
+ * rules, and a factory for each thread's tools. The config changes while it runs through
+ * `applyConfig` (a config write, a reload) and `setStoredApiKey` (an API-key login or logout,
+ * written to auth.json). New threads take the current config; a thread keeps the model client,
+ * wire, catalogue facts and shell environment it was built with (Codex threads keep running on
+ * the provider they started on), while every client follows a change of the stored key. Never
+ * edits a config in place: each change makes a new `ResolvedConfig`.
  */
 import { resolve } from 'node:path';
 import type { SandboxPolicy } from '@deputy/protocol';
@@ -15,7 +18,7 @@ import type { ResolvedConfig } from '../config/load-config.js';
 import { ConfigError, MissingApiKeyError } from '../config/errors.js';
 import { resolveProviderInfo } from '../config/providers.js';
 import { resolveProvider } from '../config/resolve-config.js';
-import { buildChildEnv, ShellEnvironmentPolicySchema, withExecEnvDefaults } from '../exec/env.js';
+import { buildChildEnv, ShellEnvironmentPolicySchema, withExecEnvDefaults, type ShellEnvironmentPolicy } from '../exec/env.js';
 import { ExecSessionManager } from '../exec/exec-session.js';
 import { describeModel } from '../model/catalog.js';
 import { createModelClient, type ProviderConnection } from '../model/provider.js';
@@ -23,13 +26,13 @@ import type { ModelClient, ModelRequest, ModelStreamEvent } from '../model/types
 import { applyPatchTool } from '../tools/patch-tool.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { execCommandTool } from '../tools/shell/exec-command.js';
-import type { ShellServices } from '../tools/shell/services.js';
+import { registerShellServices, type ShellServices } from '../tools/shell/services.js';
 import { writeStdinTool } from '../tools/shell/write-stdin.js';
 import { updatePlanTool } from '../tools/update-plan/update-plan.js';
 import { viewImageTool } from '../tools/view-image/view-image.js';
 import { DEFAULT_PROJECT_DOC_MAX_BYTES } from './context.js';
 import { sandboxPolicyFromMode, type ThreadSettings } from './settings.js';
-import type { ModelInfo } from './thread.js';
+import type { ModelInfo, ThreadDeps } from './thread.js';
 import type { StartThreadOptions } from './thread-manager.js';
 
 /** The version Deputy reports (rollouts, user agent, `deputy --version`). */
@@ -45,26 +48,39 @@ export interface EngineRuntimeOptions {
   modelClient?: ModelClient;
 }
 
+/** What a thread is built with from the config; it keeps these when the config changes later. */
+export type ThreadModel = Pick<ThreadDeps, 'modelClient' | 'wire' | 'describeModel' | 'projectDocMaxBytes' | 'autoCompactTokenLimit'>;
+
 /** Everything threads share in one process. */
 export class EngineRuntime {
-  /** What threads call; it forwards to the client for the current key. */
-  readonly modelClient: ModelClient;
-  readonly #client: SwitchableModelClient | null;
-  readonly #envPolicy;
+  #config: ResolvedConfig;
+  /** The client given at creation (tests): every thread uses it, whatever the config says. */
+  readonly #fixedClient: ModelClient | null;
+  /** The client of each provider setup threads were built on, by `providerKey`. */
+  readonly #clients = new Map<string, ProviderClient>();
+  /** The client new threads get. */
+  #current: ProviderClient | null = null;
+  /** Base URLs the front door filled in at run time (the demo model's), by provider id. */
+  readonly #filledBaseUrls = new Map<string, string>();
+  #envPolicy: ShellEnvironmentPolicy;
   #authWrites: Promise<void> = Promise.resolve();
 
   private constructor(
-    readonly config: ResolvedConfig,
+    config: ResolvedConfig,
     public approvals: ApprovalPort,
     readonly source: string,
     readonly rules: PrefixRules,
     modelClient: ModelClient | undefined,
   ) {
-    // The configured provider must be usable at start (a missing key fails here, naming its
-    // variable); only a later key change may leave it without one until the next login.
-    this.#client = modelClient ? null : new SwitchableModelClient(createModelClient(providerConnection(config)));
-    this.modelClient = modelClient ?? (this.#client as SwitchableModelClient);
-    this.#envPolicy = ShellEnvironmentPolicySchema.parse(config.shellEnvironmentPolicy ?? {});
+    this.#fixedClient = modelClient ?? null;
+    this.#config = this.#withRunTimeFacts(config, config.sources.storedOpenaiKey);
+    this.#envPolicy = envPolicyOf(this.#config);
+    if (!this.#fixedClient) {
+      // The configured provider must be usable at start (a missing key fails here, naming its
+      // variable); only a later change may leave it without one until the next login or write.
+      this.#current = this.#clientFor(this.#config);
+      if (this.#current.failure) throw this.#current.failure;
+    }
   }
 
   /** Builds a runtime (reads the home's remembered rules). */
@@ -73,66 +89,114 @@ export class EngineRuntime {
     return new EngineRuntime(options.config, options.approvals, options.source, rules, options.modelClient);
   }
 
+  /** The current config: what new threads, and every other reader, get. */
+  get config(): ResolvedConfig {
+    return this.#config;
+  }
   get home(): string {
-    return this.config.home;
+    return this.#config.home;
   }
   get providerId(): string {
-    return this.config.modelProviderId;
+    return this.#config.modelProviderId;
   }
   get version(): string {
     return DEPUTY_VERSION;
   }
+  /** The client of the current provider (requests fail with the reason when it has none). */
+  get modelClient(): ModelClient {
+    return this.#fixedClient ?? (this.#current as ProviderClient);
+  }
   get wire(): 'responses' | 'chat' {
-    return this.config.provider.wireApi;
+    return this.#config.provider.wireApi;
   }
   get projectDocMaxBytes(): number {
-    return this.config.projectDocMaxBytes ?? DEFAULT_PROJECT_DOC_MAX_BYTES;
+    return this.#config.projectDocMaxBytes ?? DEFAULT_PROJECT_DOC_MAX_BYTES;
   }
   get autoCompactTokenLimit(): number | null {
-    return this.config.autoCompactTokenLimit;
+    return this.#config.autoCompactTokenLimit;
+  }
+
+  /**
+   * Makes `next` the current config (a config write or reload; it must be of this home): new
+   * threads take its defaults, its provider (a client per provider setup, made on first need and
+   * kept for the threads built on it), its catalogue facts and its shell environment policy;
+   * loaded threads keep theirs. The stored key and a base URL filled in at run time (the demo
+   * model's) carry over. A provider that cannot be used (a missing key, no base URL) fails the
+   * next request of a thread built on it, naming what is missing. Throws `ConfigError` (nothing
+   * applied) for another home or a `shell_environment_policy` that does not parse.
+   */
+  applyConfig(next: ResolvedConfig): void {
+    const envPolicy = this.checkConfig(next);
+    const config = this.#withRunTimeFacts(next, this.#config.sources.storedOpenaiKey);
+    this.#config = config;
+    this.#envPolicy = envPolicy;
+    if (!this.#fixedClient) this.#current = this.#clientFor(config);
+  }
+
+  /**
+   * Throws a `ConfigError` naming the key when `next` cannot be applied (another home, a
+   * `shell_environment_policy` that does not parse); returns the parsed environment policy.
+   */
+  checkConfig(next: ResolvedConfig): ShellEnvironmentPolicy {
+    if (next.home !== this.home) throw new ConfigError(`cannot apply the config of ${next.home}: this runtime serves ${this.home}`);
+    return envPolicyOf(next);
   }
 
   /**
    * Stores `key` as the OpenAI API key in `<home>/auth.json` (null deletes the file), then applies
-   * it: `config.sources.storedOpenaiKey` and `config.provider.apiKey` change in place (so every
-   * holder of this config sees them), and the next model request of every thread uses the new
-   * key; a stream already running keeps its own. Keys from the environment keep their precedence,
-   * as `loadConfig` decides it. A provider left without a needed key fails its next request with
-   * `MissingApiKeyError`. Calls run one at a time, in call order. Never logs the key.
+   * it: the current config gets the new key, and the next model request of every thread, on any
+   * provider client, uses it; a stream already running keeps its own. Keys from the environment
+   * keep their precedence, as `loadConfig` decides it; the provider choice stays as it is. A
+   * provider left without a needed key fails its next request with `MissingApiKeyError`. Calls
+   * run one at a time, in call order. Never logs the key.
    */
   setStoredApiKey(key: string | null): Promise<void> {
     const run = this.#authWrites.then(async () => {
       if (key === null) await removeAuthFile(this.home);
       else await writeStoredApiKey(this.home, key);
-      this.#applyStoredKey(usableStoredKey(key));
+      const stored = usableStoredKey(key);
+      this.#config = withStoredKey(this.#config, stored);
+      for (const client of this.#clients.values()) client.connect(withStoredKey(client.config, stored));
     });
     this.#authWrites = run.catch(() => undefined);
     return run;
   }
 
-  #applyStoredKey(stored: string | null): void {
-    const config = this.config;
-    config.sources.storedOpenaiKey = stored;
-    const info = config.modelProviders[config.modelProviderId];
-    if (info) config.provider.apiKey = resolveProviderInfo(info, { env: config.sources.env, storedOpenaiKey: stored }, false).apiKey;
-    if (!this.#client) return;
-    try {
-      this.#client.use(createModelClient(providerConnection(config)));
-    } catch (e) {
-      if (!(e instanceof MissingApiKeyError)) throw e;
-      this.#client.use(e);
-    }
+  /** The model side of a new thread, from the current config (see `ThreadModel`). */
+  threadModel(): ThreadModel {
+    const config = this.#config;
+    return {
+      modelClient: this.modelClient,
+      wire: config.provider.wireApi,
+      describeModel: (model) => describeWith(config, model),
+      projectDocMaxBytes: config.projectDocMaxBytes ?? DEFAULT_PROJECT_DOC_MAX_BYTES,
+      autoCompactTokenLimit: config.autoCompactTokenLimit,
+    };
   }
 
-  /** What the catalogue knows of a model (config's `model_context_window` wins). */
-  describeModel(model: string): ModelInfo {
-    const info = describeModel(model, this.providerId);
-    return {
-      contextWindow: this.config.modelContextWindow ?? info.contextWindow,
-      supportsReasoning: info.supportsReasoning,
-      supportsReasoningSummaries: info.supportsReasoningSummaries,
-      known: info.known,
-    };
+  /**
+   * `config` with the stored key `stored` (the runtime's: a login while the caller resolved
+   * `config` is not lost) and a base URL filled in at run time for its provider.
+   */
+  #withRunTimeFacts(config: ResolvedConfig, stored: string | null): ResolvedConfig {
+    const id = config.modelProviderId;
+    const configured = config.modelProviders[id]?.baseUrl ?? null;
+    const filled = config.provider.baseUrl;
+    if (filled !== null && filled !== configured) this.#filledBaseUrls.set(id, filled);
+    const known = this.#filledBaseUrls.get(id);
+    const out = filled === null && known !== undefined ? { ...config, provider: { ...config.provider, baseUrl: known } } : config;
+    return withStoredKey(out, stored);
+  }
+
+  /** The client of `config`'s provider setup: the existing one, or a new one. */
+  #clientFor(config: ResolvedConfig): ProviderClient {
+    const key = providerKey(config);
+    let client = this.#clients.get(key);
+    if (!client) {
+      client = new ProviderClient(config);
+      this.#clients.set(key, client);
+    }
+    return client;
   }
 
   /** The settings a new thread gets: config defaults, then `options`. */
@@ -162,11 +226,12 @@ export class EngineRuntime {
   /** Builds one thread's tools and the services behind them. */
   createThreadServices(): { tools: ToolRegistry; services: ShellServices; close(): void } {
     const sessions = new ExecSessionManager();
+    const envPolicy = this.#envPolicy;
     const services: ShellServices = {
       sessions,
       sessionApprovals: new SessionApprovals(),
       rules: this.rules,
-      childEnv: () => withExecEnvDefaults(buildChildEnv(process.env, this.#envPolicy)),
+      childEnv: () => withExecEnvDefaults(buildChildEnv(process.env, envPolicy)),
     };
     const tools = new ToolRegistry([
       execCommandTool(services),
@@ -175,6 +240,7 @@ export class EngineRuntime {
       applyPatchTool(services),
       viewImageTool,
     ] as never[]);
+    registerShellServices(tools, services);
     return { tools, services, close: () => sessions.killAll() };
   }
 }
@@ -190,25 +256,79 @@ export function providerConnection(config: ResolvedConfig): ProviderConnection {
   return { ...resolved, baseUrl };
 }
 
-/**
- * The model client threads hold: forwards each request to the client for the current key, or
- * fails it with the error saying which key is missing.
- */
-class SwitchableModelClient implements ModelClient {
-  #current: ModelClient | MissingApiKeyError;
+/** `config` with `stored` as the stored OpenAI key (its provider's key resolved again). */
+function withStoredKey(config: ResolvedConfig, stored: string | null): ResolvedConfig {
+  if (config.sources.storedOpenaiKey === stored) return config;
+  const sources = { ...config.sources, storedOpenaiKey: stored };
+  const info = config.modelProviders[config.modelProviderId];
+  const provider = info ? { ...resolveProviderInfo(info, sources, false), baseUrl: config.provider.baseUrl } : config.provider;
+  return { ...config, sources, provider };
+}
 
-  constructor(initial: ModelClient) {
-    this.#current = initial;
+/**
+ * Identifies a provider setup: its definition and resolved connection, except the key (clients
+ * follow key changes); a change of whether it needs a key makes another setup.
+ */
+function providerKey(config: ResolvedConfig): string {
+  return JSON.stringify([config.modelProviders[config.modelProviderId] ?? null, { ...config.provider, apiKey: null }]);
+}
+
+/** What the catalogue knows of `model` under `config` (its `model_context_window` wins). */
+function describeWith(config: ResolvedConfig, model: string): ModelInfo {
+  const info = describeModel(model, config.modelProviderId);
+  return {
+    contextWindow: config.modelContextWindow ?? info.contextWindow,
+    supportsReasoning: info.supportsReasoning,
+    supportsReasoningSummaries: info.supportsReasoningSummaries,
+    known: info.known,
+  };
+}
+
+/** The parsed `shell_environment_policy`; throws `ConfigError` naming the key when it does not parse. */
+function envPolicyOf(config: ResolvedConfig): ShellEnvironmentPolicy {
+  const parsed = ShellEnvironmentPolicySchema.safeParse(config.shellEnvironmentPolicy ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const key = ['shell_environment_policy', ...(issue?.path ?? []).map(String)].join('.');
+  throw new ConfigError(`${config.configPath}: ${key}: ${issue?.message ?? 'invalid value'}`);
+}
+
+/**
+ * The client of one provider setup, as threads hold it: forwards each request to the client for
+ * the current key, or fails it with the reason the provider cannot be used (a missing key, no
+ * base URL), so a config change never fails where the provider is not used.
+ */
+class ProviderClient implements ModelClient {
+  #current: ModelClient | MissingApiKeyError | ConfigError;
+
+  constructor(public config: ResolvedConfig) {
+    this.#current = connect(config);
   }
 
-  /** Sends later requests to `next` (or fails them with it). */
-  use(next: ModelClient | MissingApiKeyError): void {
-    this.#current = next;
+  /** Why requests fail, or null when the provider is usable. */
+  get failure(): MissingApiKeyError | ConfigError | null {
+    return this.#current instanceof Error ? this.#current : null;
+  }
+
+  /** Sends later requests with `config`'s connection (same setup, another key). */
+  connect(config: ResolvedConfig): void {
+    this.config = config;
+    this.#current = connect(config);
   }
 
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
     const current = this.#current;
-    if (current instanceof MissingApiKeyError) throw current;
+    if (current instanceof Error) throw current;
     yield* current.stream(request, signal);
+  }
+}
+
+/** A client for `config`'s provider, or the error that says why there is none. */
+function connect(config: ResolvedConfig): ModelClient | MissingApiKeyError | ConfigError {
+  try {
+    return createModelClient(providerConnection(config));
+  } catch (e) {
+    if (e instanceof MissingApiKeyError || e instanceof ConfigError) return e;
+    throw e;
   }
 }

@@ -139,7 +139,8 @@ export class ThreadManager {
     const newMeta: ThreadMeta = {
       id: uuidv7(),
       createdAtMs: Date.now(),
-      modelProvider: meta.modelProvider,
+      // A fork is a new thread: it runs on the current provider, whichever the source used.
+      modelProvider: this.runtime.providerId,
       source: options.source ?? this.runtime.source,
       forkedFromId: threadId,
       cliVersion: this.runtime.version,
@@ -339,14 +340,12 @@ export class ThreadManager {
     };
     const services = this.runtime.createThreadServices();
     const thread: Thread = new Thread(meta, settings, {
-      modelClient: this.runtime.modelClient,
-      wire: this.runtime.wire,
-      describeModel: (model) => this.runtime.describeModel(model),
+      // Bound now: a config change later leaves this thread on its provider and catalogue facts.
+      ...this.runtime.threadModel(),
       approvals: this.runtime.approvals,
       rollout: sink,
       tools: services.tools,
-      projectDocMaxBytes: this.runtime.projectDocMaxBytes,
-      autoCompactTokenLimit: this.runtime.autoCompactTokenLimit,
+      childEnv: () => services.services.childEnv(),
       onActivity: (t) => this.index.touch(t.id, t.updatedAtMs, t.preview || undefined),
       onClose: () => {
         services.close();

@@ -24,6 +24,7 @@ import { previewOf } from '../persistence/rollout-summary.js';
 import type { RolloutSink } from './rollout-sink.js';
 import { applyTurnOverrides, contextKeyOf, type ThreadSettings, type TurnOverrides } from './settings.js';
 import { runTurn } from './turn-runner.js';
+import { joinUserShell, type UserShellHandle } from './user-shell.js';
 
 /** What the model runs on, as the catalogue describes it. */
 export interface ModelInfo {
@@ -47,6 +48,8 @@ export interface ThreadDeps {
   onActivity(thread: Thread): void;
   /** Called when the thread is closed (kills background processes). */
   onClose?(): void;
+  /** The environment child processes get (shell_environment_policy); default: the default policy. */
+  childEnv?(): Record<string, string>;
 }
 
 /** Static facts about a thread. */
@@ -82,8 +85,11 @@ export interface TurnHandle {
 /** The mutable state of the active turn, shared with the turn runner. */
 export interface ActiveTurn {
   id: string;
-  /** `compact`: a turn that only compacts the history (`Thread.startCompaction`); it takes no steer input. */
-  kind: 'regular' | 'compact';
+  /**
+   * `compact`: a turn that only compacts the history (`Thread.startCompaction`); it takes no steer
+   * input. `userShell`: a turn that only runs a user shell command (`Thread.runUserShellCommand`).
+   */
+  kind: 'regular' | 'compact' | 'userShell';
   settings: ThreadSettings;
   outputSchema: Record<string, unknown> | null;
   controller: AbortController;
@@ -91,6 +97,10 @@ export interface ActiveTurn {
   startedAtMs: number;
   /** Per-turn scratch space for tools (e.g. the aggregate diff tracker). */
   toolState: Map<string, unknown>;
+  /** User shell commands that joined this turn and still run; the turn completes after them. */
+  userShells: Set<Promise<void>>;
+  /** Model items waiting for the turn's next model request (user shell records). */
+  pendingHistory: ResponseItem[];
 }
 
 /** One conversation. */
@@ -214,6 +224,20 @@ export class Thread {
     return this.#begin('compact', [], {});
   }
 
+  /**
+   * Runs `command` as the user's own shell command (the TUI's `!cmd`): in the user's shell,
+   * unsandboxed, shown as a `userShell` command item and recorded for the model. With a turn
+   * running it joins that turn; otherwise it runs as a turn of its own. See user-shell.ts.
+   */
+  runUserShellCommand(command: string): UserShellHandle {
+    if (this.#closed) throw new InvalidInputError(`thread ${this.id} is closed; resume it to run a command`);
+    const script = command.trim();
+    if (script === '') throw new InvalidInputError('command must not be empty');
+    if (this.#active) return joinUserShell(this, this.#active, script);
+    const { turnId, done } = this.#begin('userShell', [{ type: 'text', text: script }], {});
+    return { turnId, isJoined: false, done: done.then(() => undefined) };
+  }
+
   #begin(kind: ActiveTurn['kind'], input: UserInput[], overrides: TurnOverrides): TurnHandle {
     if (this.#closed) throw new InvalidInputError(`thread ${this.id} is closed; resume it to start a turn`);
     if (this.#active) throw new TurnInProgressError(this.id, this.#active.id);
@@ -228,6 +252,8 @@ export class Thread {
       steerQueue: [],
       startedAtMs: Date.now(),
       toolState: new Map(),
+      userShells: new Set(),
+      pendingHistory: [],
     };
     this.#active = turn;
     const done = runTurn(this, turn, input).finally(() => {
@@ -241,7 +267,8 @@ export class Thread {
     const turn = this.#active;
     if (!turn) throw new NoActiveTurnError();
     if (expectedTurnId !== undefined && expectedTurnId !== turn.id) throw new TurnMismatchError(expectedTurnId, turn.id);
-    if (turn.kind !== 'regular') throw new TurnNotSteerableError(turn.kind);
+    // A user shell turn takes steer input; it is recorded when the command ends (as in Codex).
+    if (turn.kind === 'compact') throw new TurnNotSteerableError(turn.kind);
     if (input.length === 0) throw new InvalidInputError('input must not be empty');
     turn.steerQueue.push(input);
     return turn.id;

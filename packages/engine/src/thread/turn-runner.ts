@@ -15,12 +15,14 @@ import { compactHistory, shouldCompact } from './compaction.js';
 import { initialContextItems } from './context.js';
 import type { ActiveTurn, Thread } from './thread.js';
 import { contextKeyOf } from './settings.js';
+import { recordPendingHistory, runUserShell, settleUserShells } from './user-shell.js';
 
 type ToolCall = Extract<ResponseItem, { type: 'function_call' | 'custom_tool_call' }>;
 
 /**
  * Runs one turn to its end and returns its final info (never throws). A `compact` turn only
- * compacts the history (`input` is empty then).
+ * compacts the history (`input` is empty then); a `userShell` turn only runs the user shell
+ * command that is `input`'s text.
  */
 export async function runTurn(thread: Thread, turn: ActiveTurn, input: UserInput[]): Promise<TurnInfo> {
   const signal = turn.controller.signal;
@@ -40,15 +42,25 @@ export async function runTurn(thread: Thread, turn: ActiveTurn, input: UserInput
     modelContextWindow: thread.deps.describeModel(model).contextWindow,
   });
   const state: TurnState = { lastAgentMessage: null, openCalls: new Map(), openItems: new Map(), ended: false };
-  const finish = (final: TurnInfo): TurnInfo => {
+  const finish = async (final: TurnInfo): Promise<TurnInfo> => {
     // A tool still winding down after an abort must not publish into a finished turn.
     state.ended = true;
-    thread.emit(turn.id, { type: 'turn.completed', turn: final });
-    return final;
+    // User shell commands that joined the turn complete before it does; their records and steer
+    // input left over (a user shell turn takes it) join the history, as in Codex.
+    await settleUserShells(turn);
+    recordPendingHistory(thread, turn);
+    if (!signal.aborted) for (let next = turn.steerQueue.shift(); next; next = turn.steerQueue.shift()) addUserInput(thread, turn, next);
+    const ended: TurnInfo = { ...final, status: final.status === 'completed' && signal.aborted ? 'interrupted' : final.status, completedAtMs: Date.now() };
+    thread.emit(turn.id, { type: 'turn.completed', turn: ended });
+    return ended;
   };
   let final: TurnInfo;
   let compactedForOverflow = false;
   try {
+    if (turn.kind === 'userShell') {
+      await runUserShell(thread, turn, input[0]?.type === 'text' ? input[0].text : '');
+      return finish(info('completed', null, null));
+    }
     if (!thread.deps.describeModel(model).known) {
       thread.emit(turn.id, { type: 'warning', message: `Model metadata for \`${model}\` not found. Defaulting to fallback metadata; this can degrade performance and cause issues.` });
     }
@@ -61,6 +73,7 @@ export async function runTurn(thread: Thread, turn: ActiveTurn, input: UserInput
     if (thread.usage) thread.emit(turn.id, { type: 'tokenUsage.updated', usage: thread.usage });
     for (;;) {
       for (let next = turn.steerQueue.shift(); next; next = turn.steerQueue.shift()) addUserInput(thread, turn, next);
+      recordPendingHistory(thread, turn);
       if (shouldCompact(thread, turn)) await compactHistory(thread, turn);
       let calls: ToolCall[];
       try {
@@ -72,7 +85,12 @@ export async function runTurn(thread: Thread, turn: ActiveTurn, input: UserInput
         await compactHistory(thread, turn);
         continue;
       }
-      if (calls.length === 0 && turn.steerQueue.length === 0) break;
+      if (calls.length === 0 && turn.steerQueue.length === 0 && turn.pendingHistory.length === 0) {
+        // User shell commands that joined the turn end before it; steer input sent meanwhile
+        // still gets an answer in this turn.
+        await settleUserShells(turn);
+        if (turn.steerQueue.length === 0) break;
+      }
       for (const call of calls) await runToolCall(thread, turn, call, state);
     }
     final = info('completed', null, state.lastAgentMessage);

@@ -67,6 +67,16 @@ export type {
   ModeKind, CollaborationMode, TurnStartParams, TurnStartResult, TurnSteerParams, TurnSteerResult,
   TurnInterruptParams,
 } from './turn.js';
+export { ThreadShellCommandParamsSchema, ThreadShellCommandResultSchema } from './shell-command.js';
+export type { ThreadShellCommandParams, ThreadShellCommandResult } from './shell-command.js';
+export {
+  PageSortDirectionSchema, ThreadTurnsListParamsSchema, ThreadTurnsListResultSchema, ThreadTurnsItemsListParamsSchema,
+  ThreadTurnsItemsListResultSchema,
+} from './turns-list.js';
+export type {
+  PageSortDirection, ThreadTurnsListParams, ThreadTurnsListResult, ThreadTurnsItemsListParams,
+  ThreadTurnsItemsListResult,
+} from './turns-list.js';
 export {
   PlanTypeSchema, AccountSchema, AuthModeSchema, GetAccountParamsSchema, GetAccountResultSchema,
   LoginAccountParamsSchema, LoginAccountResultSchema, CancelLoginAccountParamsSchema,
@@ -128,6 +138,17 @@ export type {
   FsReadDirectoryResult, FsRemoveParams, FsCopyParams, FsWatchParams, FsWatchResult, FsUnwatchParams,
   FsChanged,
 } from './fs.js';
+export {
+  FuzzyFileSearchMatchTypeSchema, FuzzyFileSearchResultSchema, FuzzyFileSearchParamsSchema,
+  FuzzyFileSearchResponseSchema, FuzzyFileSearchSessionStartParamsSchema, FuzzyFileSearchSessionUpdateParamsSchema,
+  FuzzyFileSearchSessionStopParamsSchema, FuzzyFileSearchSessionUpdatedNotificationSchema,
+  FuzzyFileSearchSessionCompletedNotificationSchema,
+} from './fuzzy-search.js';
+export type {
+  FuzzyFileSearchMatchType, FuzzyFileSearchResult, FuzzyFileSearchParams, FuzzyFileSearchResponse,
+  FuzzyFileSearchSessionStartParams, FuzzyFileSearchSessionUpdateParams, FuzzyFileSearchSessionStopParams,
+  FuzzyFileSearchSessionUpdatedNotification, FuzzyFileSearchSessionCompletedNotification,
+} from './fuzzy-search.js';
 export {
   ThreadIdNotificationSchema, ThreadStartedNotificationSchema, ThreadStatusChangedNotificationSchema,
   ThreadNameUpdatedNotificationSchema, ThreadTokenUsageUpdatedNotificationSchema, TurnNotificationSchema,

@@ -57,6 +57,15 @@ import {
   FsWatchResultSchema,
   FsWriteFileParamsSchema,
 } from './fs.js';
+import {
+  FuzzyFileSearchParamsSchema,
+  FuzzyFileSearchResponseSchema,
+  FuzzyFileSearchSessionCompletedNotificationSchema,
+  FuzzyFileSearchSessionStartParamsSchema,
+  FuzzyFileSearchSessionStopParamsSchema,
+  FuzzyFileSearchSessionUpdatedNotificationSchema,
+  FuzzyFileSearchSessionUpdateParamsSchema,
+} from './fuzzy-search.js';
 import { handshakeNotifications, handshakeRequests } from './handshake.js';
 import {
   ModelListParamsSchema,
@@ -99,6 +108,7 @@ import {
   FileChangeRequestApprovalParamsSchema,
   FileChangeRequestApprovalResultSchema,
 } from './server-requests.js';
+import { ThreadShellCommandParamsSchema, ThreadShellCommandResultSchema } from './shell-command.js';
 import {
   ThreadForkParamsSchema,
   ThreadIdParamsSchema,
@@ -122,6 +132,12 @@ import {
   TurnSteerParamsSchema,
   TurnSteerResultSchema,
 } from './turn.js';
+import {
+  ThreadTurnsItemsListParamsSchema,
+  ThreadTurnsItemsListResultSchema,
+  ThreadTurnsListParamsSchema,
+  ThreadTurnsListResultSchema,
+} from './turns-list.js';
 
 /**
  * What needs `capabilities.experimentalApi`. Without it the server answers -32600
@@ -206,10 +222,16 @@ export const clientRequests = {
   'thread/name/set': request(ThreadSetNameParamsSchema, EmptyResultSchema),
   'thread/unarchive': request(ThreadIdParamsSchema, ThreadResultSchema),
   'thread/compact/start': request(ThreadIdParamsSchema, EmptyResultSchema),
+  'thread/shellCommand': request(ThreadShellCommandParamsSchema, ThreadShellCommandResultSchema),
+  'thread/backgroundTerminals/clean': request(ThreadIdParamsSchema, EmptyResultSchema, { wholeMethod: true }),
   'thread/rollback': request(ThreadRollbackParamsSchema, ThreadResultSchema),
   'thread/list': request(ThreadListParamsSchema, ThreadListResultSchema),
   'thread/loaded/list': request(ThreadLoadedListParamsSchema, ThreadLoadedListResultSchema),
   'thread/read': request(ThreadReadParamsSchema, ThreadResultSchema),
+  'thread/turns/list': request(ThreadTurnsListParamsSchema, ThreadTurnsListResultSchema, { wholeMethod: true }),
+  'thread/turns/items/list': request(ThreadTurnsItemsListParamsSchema, ThreadTurnsItemsListResultSchema, {
+    wholeMethod: true,
+  }),
   'skills/list': request(SkillsListParamsSchema, SkillsListResultSchema),
   'hooks/list': request(HooksListParamsSchema, HooksListResultSchema),
   'app/list': request(AppsListParamsSchema, AppsListResultSchema),
@@ -256,6 +278,10 @@ export const clientRequests = {
   'config/batchWrite': request(ConfigBatchWriteParamsSchema, ConfigWriteResultSchema),
   'configRequirements/read': requestWithoutParams(ConfigRequirementsReadResultSchema),
   'account/read': request(GetAccountParamsSchema, GetAccountResultSchema),
+  fuzzyFileSearch: request(FuzzyFileSearchParamsSchema, FuzzyFileSearchResponseSchema),
+  'fuzzyFileSearch/sessionStart': request(FuzzyFileSearchSessionStartParamsSchema, EmptyResultSchema, { wholeMethod: true }),
+  'fuzzyFileSearch/sessionUpdate': request(FuzzyFileSearchSessionUpdateParamsSchema, EmptyResultSchema, { wholeMethod: true }),
+  'fuzzyFileSearch/sessionStop': request(FuzzyFileSearchSessionStopParamsSchema, EmptyResultSchema, { wholeMethod: true }),
 } as const satisfies Readonly<Record<string, ClientRequestSpec>>;
 
 /** Server→client notifications we send: method → params schema. */
@@ -293,6 +319,8 @@ export const serverNotifications = {
   warning: WarningNotificationSchema,
   deprecationNotice: DeprecationNoticeNotificationSchema,
   configWarning: ConfigWarningNotificationSchema,
+  'fuzzyFileSearch/sessionUpdated': FuzzyFileSearchSessionUpdatedNotificationSchema,
+  'fuzzyFileSearch/sessionCompleted': FuzzyFileSearchSessionCompletedNotificationSchema,
   'account/login/completed': AccountLoginCompletedNotificationSchema,
 } as const satisfies Readonly<Record<string, z.ZodType>>;
 

@@ -62,6 +62,8 @@ export const ThreadItemSchema = z.discriminatedUnion('type', [
     aggregatedOutput: z.string().nullable(),
     exitCode: z.number().int().nullable(),
     durationMs: z.number().int().nullable(),
+    /** Who ran it: the agent's tool call, or the user (`Thread.runUserShellCommand`). Absent: the agent. */
+    source: z.enum(['agent', 'userShell']).optional(),
   }),
   z.object({
     type: z.literal('fileChange'),
