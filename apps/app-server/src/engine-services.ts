@@ -18,6 +18,7 @@ import { fsHandlers } from './handlers/fs.js';
 import { fuzzySearchHandlers } from './handlers/fuzzy-search.js';
 import { configHandlers } from './handlers/config.js';
 import { modelHandlers } from './handlers/model.js';
+import { reviewHandlers } from './handlers/review.js';
 import { shellCommandHandlers } from './handlers/shell-command.js';
 import { threadStoreHandlers } from './handlers/thread-store.js';
 import { threadHandlers } from './handlers/thread.js';
@@ -75,6 +76,7 @@ export async function openEngineServices(options: EngineServicesOptions): Promis
     ...turnsListHandlers(app),
     ...turnHandlers(app),
     ...shellCommandHandlers(app),
+    ...reviewHandlers(app),
     ...accountHandlers(app),
     ...configHandlers(app),
     ...modelHandlers(app),

@@ -163,6 +163,10 @@ function projectItem(phase: Phase, item: ThreadItem, threadId: string, turnId: s
       return phase === 'completed' ? [{ type: 'view_image_tool_call', call_id: item.id, path: item.path }] : [];
     case 'contextCompaction':
       return phase === 'completed' ? [envelope({ type: 'ContextCompaction', id: item.id }), { type: 'context_compacted' }] : [envelope({ type: 'ContextCompaction', id: item.id })];
+    // The MCP server never starts a review, so these items do not reach it.
+    case 'enteredReviewMode':
+    case 'exitedReviewMode':
+      return [];
     case 'mcpToolCall': {
       const invocation = { server: item.server, tool: item.tool, arguments: item.arguments ?? null };
       if (phase === 'started') return [{ type: 'mcp_tool_call_begin', call_id: item.id, invocation }];

@@ -38,9 +38,9 @@ export class NoActiveTurnError extends EngineError {
   }
 }
 
-/** The running turn takes no steer input (a compaction turn). */
+/** The running turn takes no steer input (a compaction or review turn). */
 export class TurnNotSteerableError extends EngineError {
-  constructor(readonly turnKind: 'compact') {
+  constructor(readonly turnKind: 'compact' | 'review') {
     super('turn_not_steerable', `the active turn is a ${turnKind} turn, which cannot be steered`);
   }
 }

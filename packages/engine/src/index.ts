@@ -27,6 +27,7 @@ export type { ModelClient, ModelRequest, ModelStreamEvent, ResponseItem, ToolSpe
 export { DEPUTY_VERSION, EngineRuntime, type EngineRuntimeOptions } from './thread/runtime.js';
 export { cleanBackgroundTerminals } from './tools/shell/services.js';
 export { sandboxModeOf, sandboxPolicyFromMode, type ThreadSettings, type TurnOverrides } from './thread/settings.js';
+export { MAX_REVIEW_DIFF_CHARS, REVIEW_INTERRUPTED_TEXT, resolveReviewRequest, type ReviewRequest, type ReviewTarget } from './thread/review.js';
 export { Thread, type PendingApproval, type ThreadMeta, type TurnHandle, type TurnRecord } from './thread/thread.js';
 export {
   ThreadManager,

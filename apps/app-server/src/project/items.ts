@@ -137,6 +137,9 @@ export function projectItem(item: EngineItem, id: string = item.id): AppServer.T
       return { type: 'imageView', id, path: item.path };
     case 'contextCompaction':
       return { type: 'contextCompaction', id };
+    case 'enteredReviewMode':
+    case 'exitedReviewMode':
+      return { type: item.type, id, review: item.review };
   }
 }
 

@@ -23,6 +23,7 @@ import type { ToolRegistry } from '../tools/registry.js';
 import { previewOf } from '../persistence/rollout-summary.js';
 import type { RolloutSink } from './rollout-sink.js';
 import { applyTurnOverrides, contextKeyOf, type ThreadSettings, type TurnOverrides } from './settings.js';
+import { resolveReviewRequest, type ReviewRequest, type ReviewTarget } from './review.js';
 import { runTurn } from './turn-runner.js';
 import { joinUserShell, type UserShellHandle } from './user-shell.js';
 
@@ -88,8 +89,11 @@ export interface ActiveTurn {
   /**
    * `compact`: a turn that only compacts the history (`Thread.startCompaction`); it takes no steer
    * input. `userShell`: a turn that only runs a user shell command (`Thread.runUserShellCommand`).
+   * `review`: a code review (`Thread.startReview`, see review.ts); it takes no steer input either.
    */
-  kind: 'regular' | 'compact' | 'userShell';
+  kind: 'regular' | 'compact' | 'userShell' | 'review';
+  /** What a `review` turn reviews (its prompt and the text shown to users). */
+  review?: ReviewRequest;
   settings: ThreadSettings;
   outputSchema: Record<string, unknown> | null;
   controller: AbortController;
@@ -225,6 +229,23 @@ export class Thread {
   }
 
   /**
+   * Starts a review turn (the TUI's `/review`): `target` becomes the reviewer's prompt (with the
+   * git diff it names, read in the thread's cwd) and the turn runs as review.ts describes. Throws
+   * InvalidInputError for an empty target or a git target outside a git repository, and as
+   * `startTurn` does when a turn runs.
+   */
+  async startReview(target: ReviewTarget): Promise<TurnHandle> {
+    if (this.#closed) throw new InvalidInputError(`thread ${this.id} is closed; resume it to start a turn`);
+    if (this.#active) throw new TurnInProgressError(this.id, this.#active.id);
+    return this.beginReview(await resolveReviewRequest(target, this.settings.cwd));
+  }
+
+  /** Starts a review turn for an already resolved request (see `resolveReviewRequest`). */
+  beginReview(request: ReviewRequest): TurnHandle {
+    return this.#begin('review', [], {}, request);
+  }
+
+  /**
    * Runs `command` as the user's own shell command (the TUI's `!cmd`): in the user's shell,
    * unsandboxed, shown as a `userShell` command item and recorded for the model. With a turn
    * running it joins that turn; otherwise it runs as a turn of its own. See user-shell.ts.
@@ -238,7 +259,7 @@ export class Thread {
     return { turnId, isJoined: false, done: done.then(() => undefined) };
   }
 
-  #begin(kind: ActiveTurn['kind'], input: UserInput[], overrides: TurnOverrides): TurnHandle {
+  #begin(kind: ActiveTurn['kind'], input: UserInput[], overrides: TurnOverrides, review?: ReviewRequest): TurnHandle {
     if (this.#closed) throw new InvalidInputError(`thread ${this.id} is closed; resume it to start a turn`);
     if (this.#active) throw new TurnInProgressError(this.id, this.#active.id);
     if (kind === 'regular' && input.length === 0) throw new InvalidInputError('input must not be empty');
@@ -254,6 +275,7 @@ export class Thread {
       toolState: new Map(),
       userShells: new Set(),
       pendingHistory: [],
+      ...(review ? { review } : {}),
     };
     this.#active = turn;
     const done = runTurn(this, turn, input).finally(() => {
@@ -268,7 +290,7 @@ export class Thread {
     if (!turn) throw new NoActiveTurnError();
     if (expectedTurnId !== undefined && expectedTurnId !== turn.id) throw new TurnMismatchError(expectedTurnId, turn.id);
     // A user shell turn takes steer input; it is recorded when the command ends (as in Codex).
-    if (turn.kind === 'compact') throw new TurnNotSteerableError(turn.kind);
+    if (turn.kind === 'compact' || turn.kind === 'review') throw new TurnNotSteerableError(turn.kind);
     if (input.length === 0) throw new InvalidInputError('input must not be empty');
     turn.steerQueue.push(input);
     return turn.id;

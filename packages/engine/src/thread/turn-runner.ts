@@ -13,6 +13,7 @@ import { FatalToolError, type ToolContext } from '../tools/types.js';
 import { BASE_INSTRUCTIONS } from './base-instructions.js';
 import { compactHistory, shouldCompact } from './compaction.js';
 import { initialContextItems } from './context.js';
+import { runReview } from './review.js';
 import type { ActiveTurn, Thread } from './thread.js';
 import { contextKeyOf } from './settings.js';
 import { recordPendingHistory, runUserShell, settleUserShells } from './user-shell.js';
@@ -22,7 +23,7 @@ type ToolCall = Extract<ResponseItem, { type: 'function_call' | 'custom_tool_cal
 /**
  * Runs one turn to its end and returns its final info (never throws). A `compact` turn only
  * compacts the history (`input` is empty then); a `userShell` turn only runs the user shell
- * command that is `input`'s text.
+ * command that is `input`'s text; a `review` turn runs `turn.review` (review.ts).
  */
 export async function runTurn(thread: Thread, turn: ActiveTurn, input: UserInput[]): Promise<TurnInfo> {
   const signal = turn.controller.signal;
@@ -67,6 +68,10 @@ export async function runTurn(thread: Thread, turn: ActiveTurn, input: UserInput
     if (turn.kind === 'compact') {
       await compactHistory(thread, turn);
       return finish(info('completed', null, null));
+    }
+    if (turn.kind === 'review' && turn.review) {
+      const review = await runReview(thread, turn, turn.review);
+      return finish(info('completed', null, review));
     }
     injectContext(thread, turn);
     addUserInput(thread, turn, input);
@@ -277,9 +282,12 @@ function completeOutputItem(
   }
 }
 
-/** Runs one tool call and records its output for the model. */
-async function runToolCall(thread: Thread, turn: ActiveTurn, call: ToolCall, state: TurnState): Promise<void> {
-  const ctx: ToolContext = {
+/**
+ * The context a tool call of `turn` runs with: its events go to the thread (tracked in `openItems`
+ * until they complete) unless `isEnded()` says the turn is over.
+ */
+export function toolContext(thread: Thread, turn: ActiveTurn, call: ToolCall, openItems: Map<string, ThreadItem>, isEnded: () => boolean): ToolContext {
+  return {
     signal: turn.controller.signal,
     threadId: thread.id,
     turnId: turn.id,
@@ -289,13 +297,18 @@ async function runToolCall(thread: Thread, turn: ActiveTurn, call: ToolCall, sta
     approvalPolicy: turn.settings.approvalPolicy,
     toolState: turn.toolState,
     emit: (event) => {
-      if (state.ended) return;
-      if (event.type === 'item.started') state.openItems.set(event.item.id, event.item);
-      if (event.type === 'item.completed') state.openItems.delete(event.item.id);
+      if (isEnded()) return;
+      if (event.type === 'item.started') openItems.set(event.item.id, event.item);
+      if (event.type === 'item.completed') openItems.delete(event.item.id);
       thread.emit(turn.id, event);
     },
     requestApproval: (request) => thread.requestApproval(turn.id, request, turn.controller.signal),
   };
+}
+
+/** Runs one tool call and records its output for the model. */
+async function runToolCall(thread: Thread, turn: ActiveTurn, call: ToolCall, state: TurnState): Promise<void> {
+  const ctx = toolContext(thread, turn, call, state.openItems, () => state.ended);
   const raw = call.type === 'function_call' ? call.arguments : call.input;
   // An interrupt ends the turn at once; the tool's own clean-up (killing a process group) goes on
   // in the background under the same aborted signal.

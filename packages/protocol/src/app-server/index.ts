@@ -68,6 +68,8 @@ export type {
   TurnInterruptParams,
 } from './turn.js';
 export { ThreadShellCommandParamsSchema, ThreadShellCommandResultSchema } from './shell-command.js';
+export { ReviewTargetSchema, ReviewDeliverySchema, ReviewStartParamsSchema, ReviewStartResultSchema } from './review.js';
+export type { ReviewTarget, ReviewDelivery, ReviewStartParams, ReviewStartResult } from './review.js';
 export type { ThreadShellCommandParams, ThreadShellCommandResult } from './shell-command.js';
 export {
   PageSortDirectionSchema, ThreadTurnsListParamsSchema, ThreadTurnsListResultSchema, ThreadTurnsItemsListParamsSchema,

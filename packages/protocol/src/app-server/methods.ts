@@ -108,6 +108,7 @@ import {
   FileChangeRequestApprovalParamsSchema,
   FileChangeRequestApprovalResultSchema,
 } from './server-requests.js';
+import { ReviewStartParamsSchema, ReviewStartResultSchema } from './review.js';
 import { ThreadShellCommandParamsSchema, ThreadShellCommandResultSchema } from './shell-command.js';
 import {
   ThreadForkParamsSchema,
@@ -254,6 +255,7 @@ export const clientRequests = {
   }),
   'turn/steer': request(TurnSteerParamsSchema, TurnSteerResultSchema),
   'turn/interrupt': request(TurnInterruptParamsSchema, EmptyResultSchema),
+  'review/start': request(ReviewStartParamsSchema, ReviewStartResultSchema),
   'model/list': request(ModelListParamsSchema, ModelListResultSchema),
   'modelProvider/capabilities/read': request(
     ModelProviderCapabilitiesReadParamsSchema,

@@ -70,7 +70,6 @@ export const NOT_YET = {
     'skills/config/write',
     'plugin/install',
     'plugin/uninstall',
-    'review/start',
     'experimentalFeature/enablement/set',
     'mcpServer/oauth/login',
     'config/mcpServer/reload',

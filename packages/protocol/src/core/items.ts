@@ -84,6 +84,10 @@ export const ThreadItemSchema = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('imageView'), id: z.string(), path: z.string() }),
   z.object({ type: z.literal('contextCompaction'), id: z.string() }),
+  /** A review turn began (`Thread.startReview`); `review` says what is reviewed. */
+  z.object({ type: z.literal('enteredReviewMode'), id: z.string(), review: z.string() }),
+  /** A review turn ended; `review` is the rendered review (or why there is none). */
+  z.object({ type: z.literal('exitedReviewMode'), id: z.string(), review: z.string() }),
 ]);
 export type ThreadItem = z.infer<typeof ThreadItemSchema>;
 export type ThreadItemType = ThreadItem['type'];

@@ -1,0 +1,344 @@
+/**
+ * Code review turns (the Codex TUI's `/review`; reference: codex-rs/core/src/tasks/review.rs and
+ * review_prompts.rs). A review target becomes a reviewer prompt: the working tree's changes, the
+ * changes since the merge base with a branch, one commit's changes (each with its git diff read
+ * in the thread's cwd, so the model sees the code at once) or free-form instructions.
+ *
+ * The review runs as a turn of its own kind, in a conversation apart from the thread's history:
+ * reviewer instructions replace the base instructions, the environment context is sent without
+ * project docs or developer instructions, and the model has the thread's tools (and policies) to
+ * look further, with the read-only intent the instructions state. Its tool items and reasoning
+ * are shown; its own messages are not (they are the structured answer). The turn shows
+ * `enteredReviewMode` (what is reviewed) first and `exitedReviewMode` (the rendered review) last,
+ * followed by an agent message carrying the same text; the thread's history records the review
+ * request and result, so later turns can act on the findings. Review turns take no steer input.
+ */
+import { execFile } from 'node:child_process';
+import { v4 as uuidv4 } from 'uuid';
+import { z } from 'zod';
+import type { ThreadItem } from '@deputy/protocol';
+import { InvalidInputError } from '../errors.js';
+import type { ResponseItem } from '../model/types.js';
+import { initialContextItems } from './context.js';
+import type { ActiveTurn, Thread } from './thread.js';
+import { buildRequest, recordUsage, toolContext } from './turn-runner.js';
+
+/** What to review. */
+export type ReviewTarget =
+  | { type: 'uncommittedChanges' }
+  | { type: 'baseBranch'; branch: string }
+  | { type: 'commit'; sha: string; title?: string | null }
+  | { type: 'custom'; instructions: string };
+
+/** A review ready to run: the reviewer's prompt and the short text shown to users. */
+export interface ReviewRequest {
+  prompt: string;
+  /** What is reviewed, for display (`current changes`, `changes against 'main'`, `commit abc1234: …`). */
+  hint: string;
+}
+
+/** Longest diff (in characters) put into a review prompt; longer ones are cut with a note. */
+export const MAX_REVIEW_DIFF_CHARS = 200_000;
+
+/** Longest a git command run to build a review prompt may take. */
+const GIT_TIMEOUT_MS = 30_000;
+
+/** The exitedReviewMode text of a review that was interrupted before it answered. */
+export const REVIEW_INTERRUPTED_TEXT = 'The review was interrupted before it finished. Start it again and let it complete to see its findings.';
+
+/** The exitedReviewMode text when the reviewer gave neither findings nor an explanation. */
+export const REVIEW_EMPTY_TEXT = 'The reviewer gave no findings and no explanation.';
+
+/** The reviewer's instructions (they replace the thread's base instructions for the review). */
+export const REVIEW_INSTRUCTIONS = `You are reviewing a code change written by someone else, as a careful senior engineer would.
+
+Your job is to find real problems that the author would want to fix before merging: bugs, incorrect logic, broken edge cases, security issues, data loss, race conditions, performance traps, missing error handling, and changes that contradict the surrounding code or its documentation. Only report problems introduced by the change under review, not pre-existing ones. Do not report style preferences, formatting, or speculative issues you cannot tie to a concrete failure.
+
+You may read files and run read-only commands (git log, git show, git diff, grep, reading files, running the existing tests) to understand the change. Do not modify any file, do not commit, and do not change the repository's state.
+
+For each finding give a short imperative title, an explanation of the concrete failure and when it happens, the file and the narrowest line range that shows it, a priority from 0 (must fix, blocks the change) to 3 (minor), and your confidence between 0 and 1.
+
+Answer with a single JSON object and nothing else, in this shape:
+{
+  "findings": [
+    {
+      "title": "<= 80 characters, imperative",
+      "body": "why this is a problem, when it fails, and how to fix it",
+      "confidence_score": 0.0,
+      "priority": 0,
+      "code_location": { "absolute_file_path": "/absolute/path", "line_range": { "start": 1, "end": 1 } }
+    }
+  ],
+  "overall_correctness": "patch is correct" | "patch is incorrect",
+  "overall_explanation": "one to three sentences on the change as a whole",
+  "overall_confidence_score": 0.0
+}
+An empty "findings" array is a valid answer when the change has no problems worth reporting.`;
+
+/** One finding of the reviewer's structured answer (fields it leaves out are tolerated). */
+const FindingSchema = z.object({
+  title: z.string().catch(''),
+  body: z.string().catch(''),
+  confidence_score: z.number().optional().catch(undefined),
+  priority: z.number().int().optional().catch(undefined),
+  code_location: z
+    .object({
+      absolute_file_path: z.string(),
+      line_range: z.object({ start: z.number().int(), end: z.number().int() }),
+    })
+    .optional()
+    .catch(undefined),
+});
+
+/** The reviewer's structured answer. */
+export const ReviewOutputSchema = z.object({
+  findings: z.array(FindingSchema).catch([]),
+  overall_correctness: z.string().catch(''),
+  overall_explanation: z.string().catch(''),
+  overall_confidence_score: z.number().optional().catch(undefined),
+});
+export type ReviewOutput = z.infer<typeof ReviewOutputSchema>;
+
+/** Runs git in `cwd`; resolves with stdout when the exit code is in `ok`, rejects with stderr otherwise. */
+function git(cwd: string, args: string[], ok: readonly number[] = [0]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('git', args, { cwd, timeout: GIT_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+      if (ok.includes(code)) resolve(stdout);
+      else reject(new Error((stderr || error?.message || `git exited with ${code}`).trim()));
+    });
+  });
+}
+
+/** Throws InvalidInputError unless `cwd` is inside a git work tree. */
+async function requireGitRepo(cwd: string, what: string): Promise<void> {
+  const inside = await git(cwd, ['rev-parse', '--is-inside-work-tree']).catch(() => '');
+  if (inside.trim() !== 'true') throw new InvalidInputError(`cannot review ${what}: ${cwd} is not inside a git repository`);
+}
+
+/** Cuts a diff that is too long for the prompt, saying so. */
+function boundDiff(diff: string): string {
+  if (diff.length <= MAX_REVIEW_DIFF_CHARS) return diff;
+  return `${diff.slice(0, MAX_REVIEW_DIFF_CHARS)}\n[diff truncated: ${diff.length - MAX_REVIEW_DIFF_CHARS} more characters; run git yourself to see the rest]\n`;
+}
+
+function withDiff(intro: string, command: string, diff: string): string {
+  const body = diff.trim() === '' ? `\`${command}\` shows no changes.` : `The output of \`${command}\`:\n\n\`\`\`diff\n${boundDiff(diff).replace(/\n$/, '')}\n\`\`\``;
+  return `${intro}\n\n${body}`;
+}
+
+/** The diff of the working tree against HEAD (staged and unstaged), plus untracked files. */
+async function workingTreeDiff(cwd: string): Promise<string> {
+  const hasHead = await git(cwd, ['rev-parse', '--verify', '--quiet', 'HEAD']).then(() => true, () => false);
+  let diff = hasHead ? await git(cwd, ['diff', 'HEAD']) : (await git(cwd, ['diff', '--cached'])) + (await git(cwd, ['diff']));
+  const untracked = (await git(cwd, ['ls-files', '--others', '--exclude-standard', '-z'])).split('\0').filter((f) => f !== '');
+  for (const file of untracked) {
+    if (diff.length > MAX_REVIEW_DIFF_CHARS) break;
+    // `--no-index` exits 1 when the files differ, which they always do here.
+    diff += await git(cwd, ['diff', '--no-index', '--', '/dev/null', file], [0, 1]);
+  }
+  return diff;
+}
+
+/**
+ * Turns a target into the reviewer's prompt and the hint shown to users, reading the diff it
+ * names in `cwd`. Throws InvalidInputError for an empty branch, sha or instructions, for a git
+ * target outside a git repository, and for a branch or commit git does not know.
+ */
+export async function resolveReviewRequest(target: ReviewTarget, cwd: string): Promise<ReviewRequest> {
+  switch (target.type) {
+    case 'custom': {
+      const prompt = target.instructions.trim();
+      if (prompt === '') throw new InvalidInputError('instructions must not be empty');
+      return { prompt, hint: prompt };
+    }
+    case 'uncommittedChanges': {
+      await requireGitRepo(cwd, 'uncommitted changes');
+      const intro = 'Review the uncommitted changes in this repository (staged, unstaged and untracked files) and report prioritized, actionable findings.';
+      return { prompt: withDiff(intro, 'git diff HEAD (plus untracked files)', await workingTreeDiff(cwd)), hint: 'current changes' };
+    }
+    case 'baseBranch': {
+      const branch = target.branch.trim();
+      if (branch === '') throw new InvalidInputError('branch must not be empty');
+      await requireGitRepo(cwd, `changes against '${branch}'`);
+      // Compare with the branch's upstream when it has one (what would be merged), else the branch.
+      const base = await git(cwd, ['merge-base', 'HEAD', `${branch}@{upstream}`])
+        .catch(() => git(cwd, ['merge-base', 'HEAD', branch]))
+        .catch((error: Error) => {
+          throw new InvalidInputError(`cannot find the merge base of HEAD and '${branch}': ${error.message}`);
+        });
+      const sha = base.trim();
+      const intro = `Review the changes on the current branch against the base branch '${branch}': everything that merging it into '${branch}' would bring in. The merge base is ${sha}. Report prioritized, actionable findings.`;
+      return { prompt: withDiff(intro, `git diff ${sha}`, await git(cwd, ['diff', sha])), hint: `changes against '${branch}'` };
+    }
+    case 'commit': {
+      const sha = target.sha.trim();
+      if (sha === '') throw new InvalidInputError('sha must not be empty');
+      await requireGitRepo(cwd, `commit ${sha}`);
+      const full = await git(cwd, ['rev-parse', '--verify', '--quiet', `${sha}^{commit}`]).catch(() => {
+        throw new InvalidInputError(`commit ${sha} not found in the repository at ${cwd}`);
+      });
+      const title = target.title?.trim() || null;
+      const shortSha = sha.slice(0, 7);
+      const intro = `Review the changes introduced by commit ${sha}${title ? ` ("${title}")` : ''}. Report prioritized, actionable findings.`;
+      const shown = await git(cwd, ['show', '--no-color', '--format=fuller', full.trim()]);
+      return { prompt: withDiff(intro, `git show ${sha}`, shown), hint: title ? `commit ${shortSha}: ${title}` : `commit ${shortSha}` };
+    }
+  }
+}
+
+/**
+ * Reads the reviewer's answer: the whole text as JSON, else the outermost `{…}` in it, else the
+ * text itself as the explanation.
+ */
+export function parseReviewOutput(text: string): ReviewOutput {
+  const tryParse = (candidate: string): ReviewOutput | null => {
+    try {
+      const parsed = ReviewOutputSchema.safeParse(JSON.parse(candidate));
+      return parsed.success ? parsed.data : null;
+    } catch {
+      return null;
+    }
+  };
+  const whole = tryParse(text);
+  if (whole) return whole;
+  const start = text.indexOf('{');
+  const end = text.lastIndexOf('}');
+  const inner = start >= 0 && end > start ? tryParse(text.slice(start, end + 1)) : null;
+  return inner ?? { findings: [], overall_correctness: '', overall_explanation: text };
+}
+
+/** The review as plain text: the explanation, then each finding with its location and body. */
+export function renderReviewOutput(output: ReviewOutput): string {
+  const parts: string[] = [];
+  const explanation = output.overall_explanation.trim();
+  if (explanation) parts.push(explanation);
+  if (output.findings.length > 0) {
+    const lines = [output.findings.length === 1 ? 'Review comment:' : 'Full review comments:'];
+    for (const finding of output.findings) {
+      const loc = finding.code_location;
+      const where = loc ? ` — ${loc.absolute_file_path}:${loc.line_range.start}-${loc.line_range.end}` : '';
+      const priority = finding.priority !== undefined ? `[P${finding.priority}] ` : '';
+      lines.push('', `- ${priority}${finding.title}${where}`);
+      for (const line of finding.body.split('\n')) lines.push(`  ${line}`);
+    }
+    parts.push(lines.join('\n'));
+  }
+  return parts.length > 0 ? parts.join('\n\n') : REVIEW_EMPTY_TEXT;
+}
+
+type ToolCall = Extract<ResponseItem, { type: 'function_call' | 'custom_tool_call' }>;
+
+/**
+ * Runs a review turn: enteredReviewMode, the reviewer's conversation, exitedReviewMode and the
+ * review as an agent message; returns the review text. On abort the exit item says so and the
+ * abort is rethrown (the turn ends interrupted).
+ */
+export async function runReview(thread: Thread, turn: ActiveTurn, request: ReviewRequest): Promise<string> {
+  const entered: ThreadItem = { type: 'enteredReviewMode', id: uuidv4(), review: request.hint };
+  thread.emit(turn.id, { type: 'item.started', item: entered, atMs: Date.now() });
+  thread.emit(turn.id, { type: 'item.completed', item: entered, atMs: Date.now() });
+  let answer: string;
+  try {
+    answer = await converse(thread, turn, request.prompt);
+  } catch (error) {
+    if (turn.controller.signal.aborted) exitReview(thread, turn, request, null);
+    throw error;
+  }
+  return exitReview(thread, turn, request, parseReviewOutput(answer));
+}
+
+/** Emits exitedReviewMode and the review message, and records the review in the thread's history. */
+function exitReview(thread: Thread, turn: ActiveTurn, request: ReviewRequest, output: ReviewOutput | null): string {
+  const text = output ? renderReviewOutput(output) : REVIEW_INTERRUPTED_TEXT;
+  const exited: ThreadItem = { type: 'exitedReviewMode', id: uuidv4(), review: text };
+  const now = Date.now();
+  thread.emit(turn.id, { type: 'item.started', item: exited, atMs: now });
+  thread.emit(turn.id, { type: 'item.completed', item: exited, atMs: now });
+  const note = output
+    ? `The user ran a code review of ${request.hint}. The reviewer's result follows; the user may ask to address some of its findings.\n\n<review_result>\n${text}\n</review_result>`
+    : `The user started a code review of ${request.hint}, but it was interrupted before it finished.`;
+  thread.recordHistory({ type: 'message', role: 'user', content: [{ type: 'input_text', text: note }] }, turn.id);
+  const messageId = uuidv4();
+  thread.emit(turn.id, { type: 'item.started', item: { type: 'agentMessage', id: messageId, text: '', phase: null }, atMs: now });
+  thread.recordHistory({ type: 'message', role: 'assistant', id: messageId, content: [{ type: 'output_text', text }] }, turn.id);
+  thread.emit(turn.id, { type: 'item.completed', item: { type: 'agentMessage', id: messageId, text, phase: null }, atMs: Date.now() });
+  return text;
+}
+
+/**
+ * The reviewer's conversation: model requests with the reviewer instructions and the review
+ * history, tool calls run with the turn's policies, until the model answers without tools.
+ * Returns its last message's text.
+ */
+async function converse(thread: Thread, turn: ActiveTurn, prompt: string): Promise<string> {
+  const s = turn.settings;
+  const history: ResponseItem[] = initialContextItems({
+    cwd: s.cwd,
+    sandbox: s.sandboxPolicy,
+    approvalPolicy: s.approvalPolicy,
+    developerInstructions: null,
+    projectDocMaxBytes: 0,
+  });
+  history.push({ type: 'message', role: 'user', content: [{ type: 'input_text', text: prompt }] });
+  const open = new Map<string, ThreadItem>();
+  let answer = '';
+  try {
+    for (;;) {
+      const request = { ...buildRequest(thread, turn), instructions: REVIEW_INSTRUCTIONS, input: [...history], outputSchema: null, promptCacheKey: turn.id };
+      let done: ResponseItem[] = [];
+      const calls: ToolCall[] = [];
+      for await (const event of thread.deps.modelClient.stream(request, turn.controller.signal)) {
+        if (event.type === 'item.done') done.push(event.item);
+        else if (event.type === 'retrying') {
+          done = [];
+          thread.emit(turn.id, { type: 'error', error: event.error, willRetry: true });
+        } else if (event.type === 'completed') {
+          for (const item of done) {
+            history.push(item);
+            if (item.type === 'message' && item.role === 'assistant') answer = item.content.map((part) => ('text' in part ? part.text : '')).join('');
+            else if (item.type === 'function_call' || item.type === 'custom_tool_call') calls.push(item);
+            else if (item.type === 'reasoning') showReasoning(thread, turn, item);
+          }
+          done = [];
+          if (event.usage) recordUsage(thread, turn, event.usage);
+        }
+      }
+      if (calls.length === 0) return answer;
+      for (const call of calls) history.push(await runCall(thread, turn, call, open));
+    }
+  } finally {
+    // Tool items an abort cut off complete before the turn does.
+    for (const item of open.values()) {
+      const closed: ThreadItem = item.type === 'commandExecution' || item.type === 'fileChange' || item.type === 'mcpToolCall' ? { ...item, status: 'failed' } : item;
+      thread.emit(turn.id, { type: 'item.completed', item: closed, atMs: Date.now() });
+    }
+  }
+}
+
+function showReasoning(thread: Thread, turn: ActiveTurn, item: Extract<ResponseItem, { type: 'reasoning' }>): void {
+  const shown: ThreadItem = { type: 'reasoning', id: item.id ?? uuidv4(), summary: item.summary.map((x) => x.text), content: (item.content ?? []).map((c) => c.text) };
+  const now = Date.now();
+  thread.emit(turn.id, { type: 'item.started', item: { ...shown, summary: [], content: [] }, atMs: now });
+  thread.emit(turn.id, { type: 'item.completed', item: shown, atMs: now });
+}
+
+/** Runs one of the reviewer's tool calls; returns its output item for the review history. */
+async function runCall(thread: Thread, turn: ActiveTurn, call: ToolCall, open: Map<string, ThreadItem>): Promise<ResponseItem> {
+  const signal = turn.controller.signal;
+  let ended = false;
+  const ctx = toolContext(thread, turn, call, open, () => ended);
+  const running = thread.deps.tools.dispatch(call.name, call.type === 'function_call' ? call.arguments : call.input, ctx);
+  running.catch(() => undefined);
+  try {
+    const result = await new Promise<Awaited<typeof running>>((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason);
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      running.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
+    return { type: call.type === 'function_call' ? 'function_call_output' : 'custom_tool_call_output', call_id: call.call_id, output: result.output };
+  } finally {
+    if (signal.aborted) ended = true;
+  }
+}
