@@ -107,7 +107,7 @@ const rows = [
   row(`${settings.concurrent} concurrent turns: wall (ms)`, (r) => r.concurrent.wallMs, 0, '≤ 0.5×', atMost(0.5)),
   row(`${settings.concurrent} concurrent turns: turns/s`, (r) => r.concurrent.throughput, 1, '', () => null),
   row(`${settings.concurrent} concurrent turns: p99 (ms)`, (r) => r.concurrent.latency.p99, 0, '', () => null),
-  row(`thread/list @${settings.store}: first call (ms)`, (r) => r.store.firstListMs, 1, '', () => null),
+  row(`thread/list @${settings.store}: first call after restart (ms)`, (r) => r.store.firstListMs, 1, '', () => null),
   row(`thread/list @${settings.store} (median ms)`, (r) => r.store.list.median, 2, '≤ 1.0×', atMost(1.0)),
   row(`thread/list @${settings.store} (p95 ms)`, (r) => r.store.list.p95, 2, '< 100 ms', under(100)),
   row(`thread/list page 2 @${settings.store} (p95 ms)`, (r) => r.store.secondPage.p95, 2, '< 100 ms', under(100)),

@@ -91,27 +91,61 @@ function refsIn(dir: string, names: string[], archived: boolean): RolloutFileRef
   return refs;
 }
 
+/** A directory that can hold rollouts, with its modification time when it was listed. */
+export interface RolloutDir {
+  path: string;
+  archived: boolean;
+  /** `mtimeMs` of the directory, read before its entries: a later change gives another value. */
+  mtimeMs: number;
+}
+
+async function mtimeOf(dir: string): Promise<number | null> {
+  try {
+    return (await fsp.stat(dir)).mtimeMs;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
+    throw error;
+  }
+}
+
 /**
- * Every rollout under `sessions/YYYY/MM/DD/` and `archived_sessions/`, found by name only (no file
- * is opened). Directories that do not look like dates are ignored.
+ * Every directory that can hold rollouts: each `sessions/YYYY/MM/DD/` and `archived_sessions/`,
+ * with its modification time (a file added, removed or renamed in it changes that time).
+ * Directories that do not look like dates are ignored.
  */
-export async function listRolloutFiles(home: string, signal?: AbortSignal): Promise<RolloutFileRef[]> {
-  const out: RolloutFileRef[] = [];
+export async function listRolloutDirs(home: string, signal?: AbortSignal): Promise<RolloutDir[]> {
+  const out: RolloutDir[] = [];
   const sessions = path.join(home, SESSIONS_DIR);
   for (const year of (await listDir(sessions)).filter((n) => /^\d{4}$/.test(n)).sort()) {
     for (const month of (await listDir(path.join(sessions, year))).filter((n) => /^\d{2}$/.test(n)).sort()) {
       signal?.throwIfAborted();
       const days = (await listDir(path.join(sessions, year, month))).filter((n) => /^\d{2}$/.test(n)).sort();
-      const lists = await Promise.all(days.map(async (day) => {
+      const stamped = await Promise.all(days.map(async (day) => {
         const dir = path.join(sessions, year, month, day);
-        return refsIn(dir, await listDir(dir), false);
+        const mtimeMs = await mtimeOf(dir);
+        return mtimeMs === null ? null : { path: dir, archived: false, mtimeMs };
       }));
-      for (const list of lists) out.push(...list);
+      for (const dir of stamped) if (dir) out.push(dir);
     }
   }
   const archive = path.join(home, ARCHIVED_SESSIONS_DIR);
-  out.push(...refsIn(archive, await listDir(archive), true));
+  const archiveMtime = await mtimeOf(archive);
+  if (archiveMtime !== null) out.push({ path: archive, archived: true, mtimeMs: archiveMtime });
   return out;
+}
+
+/** The rollouts in one directory of `listRolloutDirs`, found by name only. */
+export async function listRolloutFilesIn(dir: Pick<RolloutDir, 'path' | 'archived'>): Promise<RolloutFileRef[]> {
+  return refsIn(dir.path, await listDir(dir.path), dir.archived);
+}
+
+/**
+ * Every rollout under `sessions/YYYY/MM/DD/` and `archived_sessions/`, found by name only (no file
+ * is opened).
+ */
+export async function listRolloutFiles(home: string, signal?: AbortSignal): Promise<RolloutFileRef[]> {
+  const dirs = await listRolloutDirs(home, signal);
+  return (await Promise.all(dirs.map((dir) => listRolloutFilesIn(dir)))).flat();
 }
 
 /** Candidate day directories for a UUIDv7 id: its embedded creation time, ±1 day for clock/zone slack. */

@@ -7,7 +7,8 @@
 import fs, { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { summarizeRolloutBytes, PREVIEW_MAX_CHARS } from './rollout-summary.js';
-import { listRolloutFiles, type RolloutFileRef } from './rollout-paths.js';
+import { z } from 'zod';
+import { listRolloutDirs, listRolloutFilesIn, type RolloutDir, type RolloutFileRef } from './rollout-paths.js';
 import { isCorruptionError, openSqlite, type SqlDatabase, type SqlStatement, type SqlValue } from './sqlite-driver.js';
 import {
   configureConnection,
@@ -37,6 +38,16 @@ export interface RebuildResult {
   /** Rollout files that could not be summarised (no valid session_meta, unreadable). */
   skipped: string[];
 }
+
+/** The `meta` key of the directory stamps of the last walk (see `reconcile`). */
+const DIR_STAMPS_KEY = 'rollout_dir_stamps';
+/** `{ [dir]: [mtimeMs, checkedAtMs] }`. */
+const DirStampsSchema = z.record(z.string(), z.tuple([z.number(), z.number()]));
+/**
+ * A directory whose modification time was within this of the moment it was listed is listed again
+ * next time: a file added in the same clock step would not change the time it was seen with.
+ */
+const AMBIGUOUS_MTIME_MS = 2_000;
 
 /** Result of `reconcile`. */
 export interface ReconcileResult {
@@ -249,7 +260,9 @@ export class ThreadIndex {
    * in one transaction: readers see either the old index or the new one.
    */
   async rebuild(home: string, signal?: AbortSignal): Promise<RebuildResult> {
-    const refs = await listRolloutFiles(home, signal);
+    const dirs = await listRolloutDirs(home, signal);
+    const checkedAtMs = Date.now();
+    const refs = (await Promise.all(dirs.map((dir) => listRolloutFilesIn(dir)))).flat();
     const rows = await rowsFromFiles(refs, signal);
     const byId = new Map<string, ThreadRow>();
     const skipped: string[] = [];
@@ -269,37 +282,66 @@ export class ThreadIndex {
       );
       for (const row of byId.values()) insert.run(...rowParams(row));
       restoreSearch(this.#db);
+      this.#writeDirStamps(dirs, checkedAtMs);
     })();
     return { indexed: byId.size, skipped };
   }
 
   /**
    * Catches the index up with the disk without a rebuild: adds rollouts it lacks (a process
-   * killed between writing a rollout and indexing it) and corrects rows whose file moved.
-   * Costs one directory walk plus reading only the missing files. Rows whose file is gone are
+   * killed between writing a rollout and indexing it, another process's threads) and corrects
+   * rows whose file moved. Only directories whose modification time changed since the last walk
+   * are listed (each walk records them in `meta`), so a start-up over a large, quiet store costs
+   * a stat per day directory; then only the missing files are read. Rows whose file is gone are
    * left as they are.
    */
   async reconcile(home: string, signal?: AbortSignal): Promise<ReconcileResult> {
-    const refs = await listRolloutFiles(home, signal);
-    const known = new Map<string, { path: string; archived: number }>();
-    for (const r of this.#stmt('SELECT id, path, archived FROM threads').all() as { id: string; path: string; archived: number }[]) {
-      known.set(r.id, { path: r.path, archived: r.archived });
-    }
+    const dirs = await listRolloutDirs(home, signal);
+    const seen = this.#readDirStamps();
+    const changed = dirs.filter((dir) => {
+      const stamp = seen.get(dir.path);
+      // A directory changed within the clock's coarsest step of the last look is looked at again.
+      return !stamp || stamp.mtimeMs !== dir.mtimeMs || stamp.checkedAtMs - stamp.mtimeMs < AMBIGUOUS_MTIME_MS;
+    });
+    const checkedAtMs = Date.now();
+    const refs = (await Promise.all(changed.map((dir) => listRolloutFilesIn(dir)))).flat();
+    const lookup = this.#stmt('SELECT path, archived FROM threads WHERE id = ?');
     const missing: RolloutFileRef[] = [];
     const moved: RolloutFileRef[] = [];
     for (const ref of refs) {
-      const row = known.get(ref.threadId);
+      const row = lookup.get(ref.threadId) as { path: string; archived: number } | undefined;
       if (!row) missing.push(ref);
       else if (row.path !== ref.path && !fs.existsSync(row.path)) moved.push(ref);
     }
     const rows = await rowsFromFiles(missing, signal);
     const skipped = missing.filter((_, i) => rows[i] === null).map((ref) => ref.path);
-    const added = rows.filter((row): row is ThreadRow => row !== null && !known.has(row.id));
+    const added = new Map<string, ThreadRow>();
+    for (const row of rows) if (row !== null && !added.has(row.id)) added.set(row.id, row);
     this.#db.transaction(() => {
-      for (const row of added) this.upsert(row);
+      for (const row of added.values()) this.upsert(row);
       for (const ref of moved) this.setArchived(ref.threadId, ref.archived, ref.path);
+      this.#writeDirStamps(dirs, checkedAtMs);
     })();
-    return { added: added.length, updated: moved.length, skipped };
+    return { added: added.size, updated: moved.length, skipped };
+  }
+
+  /** The directories of the last walk with their modification time and when it was read. */
+  #readDirStamps(): Map<string, { mtimeMs: number; checkedAtMs: number }> {
+    const row = this.#stmt('SELECT value FROM meta WHERE key = ?').get(DIR_STAMPS_KEY) as { value: string } | undefined;
+    const stamps = new Map<string, { mtimeMs: number; checkedAtMs: number }>();
+    if (!row) return stamps;
+    try {
+      const parsed = DirStampsSchema.parse(JSON.parse(row.value));
+      for (const [dir, [mtimeMs, checkedAtMs]] of Object.entries(parsed)) stamps.set(dir, { mtimeMs, checkedAtMs });
+    } catch {
+      // A stamp record this version cannot read only means a full walk next time.
+    }
+    return stamps;
+  }
+
+  #writeDirStamps(dirs: readonly RolloutDir[], checkedAtMs: number): void {
+    const value = Object.fromEntries(dirs.map((dir) => [dir.path, [dir.mtimeMs, checkedAtMs]]));
+    this.#stmt('INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(DIR_STAMPS_KEY, JSON.stringify(value));
   }
 
   /** Closes the database. */

@@ -150,6 +150,67 @@ describe('ThreadIndex reconcile', () => {
     expect(index.list({ archived: true }).rows.map((r) => r.path)).toEqual([archived]);
     expect(await index.reconcile(home)).toEqual({ added: 0, updated: 0, skipped: [] });
   });
+
+  /** An hour ago: a directory of a store that has been quiet for a while. */
+  const AN_HOUR_AGO = new Date(Date.now() - 3_600_000);
+  function ageDir(dir: string): void {
+    fs.utimesSync(dir, AN_HOUR_AGO, AN_HOUR_AGO);
+  }
+
+  it('lists again only the directories that changed since its last walk', async () => {
+    const index = await openIndex();
+    const quiet = makeMeta({ createdAtMs: Date.UTC(2025, 1, 1) });
+    const quietPath = writeThread(index, quiet, turnLines('t1', 'quiet day', Date.UTC(2025, 1, 1, 1)));
+    const busy = makeMeta({ createdAtMs: Date.UTC(2025, 2, 1) });
+    const busyPath = writeThread(index, busy, turnLines('t2', 'busy day', Date.UTC(2025, 2, 1, 1)));
+    for (const file of [quietPath, busyPath]) ageDir(path.dirname(file));
+    expect(await index.reconcile(home)).toEqual({ added: 0, updated: 0, skipped: [] });
+
+    // Another process writes into both days; the quiet day's directory keeps its old time.
+    const intoQuiet = makeMeta({ createdAtMs: Date.UTC(2025, 1, 1, 2) });
+    const sneaked = writeThread(null, intoQuiet, turnLines('t3', 'unseen', Date.UTC(2025, 1, 1, 3)));
+    const intoBusy = makeMeta({ createdAtMs: Date.UTC(2025, 2, 1, 2) });
+    writeThread(null, intoBusy, turnLines('t4', 'seen', Date.UTC(2025, 2, 1, 3)));
+    expect(path.dirname(sneaked)).toBe(path.dirname(quietPath));
+    ageDir(path.dirname(quietPath));
+
+    // The quiet day is not listed again (its time did not change); the busy day is.
+    expect(await index.reconcile(home)).toEqual({ added: 1, updated: 0, skipped: [] });
+    expect(index.get(intoBusy.id)).toMatchObject({ preview: 'seen' });
+    expect(index.get(intoQuiet.id)).toBeNull();
+    // A rebuild (or a new day directory time) finds it.
+    fs.utimesSync(path.dirname(sneaked), new Date(), new Date());
+    expect(await index.reconcile(home)).toEqual({ added: 1, updated: 0, skipped: [] });
+    expect(index.get(intoQuiet.id)).toMatchObject({ preview: 'unseen' });
+  });
+
+  it('lists a directory again while its last change is too recent to trust its time', async () => {
+    const index = await openIndex();
+    const first = makeMeta({ createdAtMs: Date.UTC(2025, 3, 1) });
+    writeThread(index, first, turnLines('t1', 'first', Date.UTC(2025, 3, 1, 1)));
+    expect(await index.reconcile(home)).toEqual({ added: 0, updated: 0, skipped: [] });
+    // Written in the same instant as the walk saw: the directory time may not have moved.
+    const dir = path.dirname(writeThread(null, makeMeta({ createdAtMs: Date.UTC(2025, 3, 1, 2) }), turnLines('t2', 'same tick', Date.UTC(2025, 3, 1, 3))));
+    const seenAt = fs.statSync(dir).mtime;
+    fs.utimesSync(dir, seenAt, seenAt);
+    expect(await index.reconcile(home)).toEqual({ added: 1, updated: 0, skipped: [] });
+  });
+
+  it('walks everything when its record of the last walk is unreadable', async () => {
+    const index = await openIndex();
+    writeThread(index, makeMeta(), turnLines('t1', 'indexed', 100));
+    expect(await index.reconcile(home)).toEqual({ added: 0, updated: 0, skipped: [] });
+    index.close();
+    const db = openSqlite(path.join(home, 'state.sqlite'));
+    db.prepare("UPDATE meta SET value = '{not json' WHERE key = 'rollout_dir_stamps'").run();
+    db.close();
+    const orphan = makeMeta({ createdAtMs: Date.UTC(2025, 6, 1) });
+    const orphanDir = path.dirname(writeThread(null, orphan, turnLines('t2', 'orphan', Date.UTC(2025, 6, 1, 1))));
+    ageDir(orphanDir);
+    const reopened = await openIndex();
+    expect(await reopened.reconcile(home)).toEqual({ added: 1, updated: 0, skipped: [] });
+    expect(reopened.get(orphan.id)).toMatchObject({ preview: 'orphan' });
+  });
 });
 
 describe('archive and lookup', () => {
