@@ -9,11 +9,11 @@ import { constants as osConstants } from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
-import { getSystemErrorMap } from 'node:util';
 import pty from '@lydell/node-pty';
 import { holdSlaveOpen } from '@deputy/engine';
 import type { AppServer, SandboxPolicy as EngineSandboxPolicy } from '@deputy/protocol';
 import { RpcError } from '@deputy/rpc/core';
+import { errnoText } from '../os-errors.js';
 
 /** How long output may keep arriving after the command exited (reference: `IO_DRAIN_TIMEOUT_MS`). */
 const IO_DRAIN_MS = 2_000;
@@ -63,13 +63,6 @@ export interface Child {
   dispose(): void;
 }
 
-/** An OS error as Rust prints it, e.g. `No such file or directory (os error 2)`. */
-export function osErrorText(errno: number, fallback: string): string {
-  const text = getSystemErrorMap().get(-Math.abs(errno))?.[1];
-  if (text === undefined) return fallback;
-  return `${text.charAt(0).toUpperCase()}${text.slice(1)} (os error ${Math.abs(errno)})`;
-}
-
 /** Resolves when `promise` settles or `ms` pass, whichever comes first. */
 export async function within(promise: Promise<unknown>, ms: number): Promise<void> {
   const timer = new AbortController();
@@ -87,9 +80,9 @@ export function spawnProblem(file: string, cwd: string, pathEnv: string | undefi
   try {
     isDirectory = fs.statSync(cwd).isDirectory();
   } catch {
-    return osErrorText(ENOENT, 'no such directory');
+    return errnoText(ENOENT, 'no such directory');
   }
-  if (!isDirectory) return osErrorText(ENOTDIR, 'not a directory');
+  if (!isDirectory) return errnoText(ENOTDIR, 'not a directory');
   const dirs = (pathEnv ?? '/usr/bin:/bin').split(':').filter((dir) => dir !== '');
   const candidates = file.includes('/') ? [path.resolve(cwd, file)] : dirs.map((dir) => path.resolve(cwd, dir, file));
   let problem = ENOENT;
@@ -105,7 +98,7 @@ export function spawnProblem(file: string, cwd: string, pathEnv: string | undefi
       if ((error as NodeJS.ErrnoException).code === 'EACCES') problem = EACCES;
     }
   }
-  return osErrorText(problem, 'cannot execute');
+  return errnoText(problem, 'cannot execute');
 }
 
 /** Spawns `argv` on pipes in a new process group; rejects with the spawn error as RpcError. */
@@ -125,7 +118,7 @@ export async function startOnPipes(argv: string[], plan: CommandPlan, onOutput: 
   await new Promise<void>((resolve, reject) => {
     child.once('spawn', resolve);
     child.once('error', (error: NodeJS.ErrnoException) => {
-      reject(spawnFailed(typeof error.errno === 'number' ? osErrorText(error.errno, error.message) : error.message));
+      reject(spawnFailed(typeof error.errno === 'number' ? errnoText(error.errno, error.message) : error.message));
     });
   });
   return {

@@ -10,63 +10,16 @@
 import { watch as watchPath, existsSync, type FSWatcher } from 'node:fs';
 import { copyFile, lstat, mkdir, readdir, readFile, readlink, realpath, rm, rmdir, stat, symlink, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
-import { getSystemErrorMap } from 'node:util';
 import type { AppServer } from '@deputy/protocol';
 import { RpcError, type Connection } from '@deputy/rpc/core';
 import type { AppContext } from '../app-context.js';
 import type { ConnectionState } from '../connection-state.js';
 import type { AppLogger } from '../logger.js';
+import { errorCode, osErrorText } from '../os-errors.js';
 import type { Handlers } from './types.js';
 
 /** How long changes are gathered into one `fs/changed` (the reference's debounce). */
 export const FS_CHANGED_DEBOUNCE_MS = 200;
-
-/** glibc's `strerror` texts, which the reference reports; libuv words several differently. */
-const STRERROR: Readonly<Record<string, string>> = {
-  EPERM: 'Operation not permitted',
-  ENOENT: 'No such file or directory',
-  EIO: 'Input/output error',
-  EBADF: 'Bad file descriptor',
-  EACCES: 'Permission denied',
-  EBUSY: 'Device or resource busy',
-  EEXIST: 'File exists',
-  EXDEV: 'Invalid cross-device link',
-  ENOTDIR: 'Not a directory',
-  EISDIR: 'Is a directory',
-  EINVAL: 'Invalid argument',
-  EMFILE: 'Too many open files',
-  ENFILE: 'Too many open files in system',
-  ETXTBSY: 'Text file busy',
-  EFBIG: 'File too large',
-  ENOSPC: 'No space left on device',
-  EROFS: 'Read-only file system',
-  EMLINK: 'Too many links',
-  ENAMETOOLONG: 'File name too long',
-  ENOTEMPTY: 'Directory not empty',
-  ELOOP: 'Too many levels of symbolic links',
-  ENOTSUP: 'Operation not supported',
-  EOPNOTSUPP: 'Operation not supported',
-  EDQUOT: 'Disk quota exceeded',
-};
-
-function errorCode(e: unknown): string | undefined {
-  const code = (e as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
-}
-
-/**
- * The text of a failed system call as Rust's `io::Error` prints it: `<strerror> (os error <n>)`.
- * Anything that is not a system error keeps its message.
- */
-export function osErrorText(e: unknown): string {
-  const { code, errno } = (e ?? {}) as { code?: unknown; errno?: unknown };
-  if (typeof code === 'string' && typeof errno === 'number') {
-    const uv = getSystemErrorMap().get(errno)?.[1] ?? code;
-    const text = STRERROR[code] ?? `${uv.charAt(0).toUpperCase()}${uv.slice(1)}`;
-    return `${text} (os error ${Math.abs(errno)})`;
-  }
-  return e instanceof Error ? e.message : String(e);
-}
 
 /** Runs a filesystem call; a system error becomes -32603 with the OS text. */
 async function withOsErrors<T>(call: () => Promise<T>): Promise<T> {

@@ -85,6 +85,22 @@ export async function startTestEngine(options: TestEngineOptions = {}): Promise<
   };
 }
 
+/**
+ * Writes `toml` as the home's config.toml (and `storedKey`, if given, as auth.json's OpenAI key),
+ * then opens a runtime and a thread manager on it with `env` as the environment.
+ */
+export async function openOnConfig(
+  temp: TempHome,
+  toml: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; storedKey?: string } = {},
+): Promise<{ runtime: EngineRuntime; manager: ThreadManager }> {
+  await writeFile(join(temp.home, 'config.toml'), toml.join('\n'));
+  if (options.storedKey !== undefined) await writeFile(join(temp.home, 'auth.json'), JSON.stringify({ OPENAI_API_KEY: options.storedKey }));
+  const config = await loadConfig({ home: temp.home, cwd: temp.cwd, env: options.env ?? {} });
+  const runtime = await EngineRuntime.create({ config, approvals: new RecordingApprovals(), source: 'exec' });
+  return { runtime, manager: await ThreadManager.open(runtime) };
+}
+
 /** Collects a thread's events from now on. */
 export function collect(thread: Thread): EngineEvent[] {
   const events: EngineEvent[] = [];

@@ -17,7 +17,7 @@ import type { ResolvedConfig } from '../../src/config/resolve-config.js';
 import { EngineRuntime } from '../../src/thread/runtime.js';
 import { ThreadManager } from '../../src/thread/thread-manager.js';
 import type { Thread } from '../../src/thread/thread.js';
-import { RecordingApprovals } from '../helpers/engine.js';
+import { openOnConfig, RecordingApprovals } from '../helpers/engine.js';
 
 interface Setup {
   first: ScriptedModelServer;
@@ -50,11 +50,7 @@ async function start(
   const second = await startScriptedModelServer({ handler: () => ({ output: [text('from second')] }) });
   const temp = await makeTempHome('deputy-apply-');
   try {
-    await fs.writeFile(join(temp.home, 'config.toml'), toml(first, second).join('\n'));
-    if (options.storedKey !== undefined) await fs.writeFile(join(temp.home, 'auth.json'), JSON.stringify({ OPENAI_API_KEY: options.storedKey }));
-    const config = await loadConfig({ home: temp.home, cwd: temp.cwd, env: options.env ?? {} });
-    const runtime = await EngineRuntime.create({ config, approvals: new RecordingApprovals(), source: 'exec' });
-    const manager = await ThreadManager.open(runtime);
+    const { runtime, manager } = await openOnConfig(temp, toml(first, second), options);
     setup = { first, second, temp, runtime, manager };
     return setup;
   } catch (e) {

@@ -9,10 +9,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { makeTempHome, startScriptedModelServer, text, type ScriptedModelServer, type TempHome } from '@deputy/test-support';
 import { readAuthFile, readStoredApiKey } from '../../src/config/auth.js';
 import { MissingApiKeyError } from '../../src/config/errors.js';
-import { loadConfig } from '../../src/config/load-config.js';
 import { EngineRuntime } from '../../src/thread/runtime.js';
 import { ThreadManager } from '../../src/thread/thread-manager.js';
-import { RecordingApprovals } from '../helpers/engine.js';
+import { openOnConfig } from '../helpers/engine.js';
 
 interface Setup {
   server: ScriptedModelServer;
@@ -43,13 +42,9 @@ async function start(options: { storedKey?: string; env?: NodeJS.ProcessEnv } = 
     'requires_openai_auth = true',
     'request_max_retries = 0',
     'stream_max_retries = 0',
-  ].join('\n');
-  await fs.writeFile(join(temp.home, 'config.toml'), toml);
-  if (options.storedKey !== undefined) await fs.writeFile(join(temp.home, 'auth.json'), JSON.stringify({ OPENAI_API_KEY: options.storedKey }));
+  ];
   try {
-    const config = await loadConfig({ home: temp.home, cwd: temp.cwd, env: options.env ?? {} });
-    const runtime = await EngineRuntime.create({ config, approvals: new RecordingApprovals(), source: 'exec' });
-    const manager = await ThreadManager.open(runtime);
+    const { runtime, manager } = await openOnConfig(temp, toml, options);
     setup = { server, temp, runtime, manager };
     return setup;
   } catch (e) {
