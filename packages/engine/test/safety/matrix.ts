@@ -7,11 +7,11 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalPolicy, EngineEvent, ReviewDecision } from '@deputy/protocol';
 import type { Step } from '@deputy/test-support';
 import { APPROVAL_TIMED_OUT_TEXT } from '../../src/tools/shell/approval-flow.js';
-import { addFilePatch, completedItems, execCall, patchCall, unfinishedItems, WORKSPACE_WRITE, type CaseResult, type SafetyHarness } from './harness.js';
+import { addFilePatch, completedItems, execCall, patchCall, requireBwrap, SafetyHarness, unfinishedItems, WORKSPACE_WRITE, type CaseResult } from './harness.js';
 
 /** The kinds of call every policy is checked against. */
 export type ScenarioName = 'safe command' | 'unsafe command' | 'sandbox denial' | 'escalation request' | 'patch inside' | 'patch outside';
@@ -243,4 +243,32 @@ export async function checkCell(h: SafetyHarness, policy: ApprovalPolicy, scenar
   expect(result.requests).toHaveLength(2);
   if (answer === 'timed_out') expect(told).toBe(APPROVAL_TIMED_OUT_TEXT);
   else expect(told).toBe(built.kind === 'exec' ? 'rejected by user' : 'patch rejected by user');
+}
+
+/**
+ * Declares the matrix's tests for `scenarios` in the calling test file: one harness (with a
+ * working bwrap) for the file, every policy × scenario, and every answer where a cell asks.
+ */
+export function describeMatrix(scenarios: readonly ScenarioName[]): void {
+  let h: SafetyHarness;
+  beforeAll(async () => {
+    await requireBwrap();
+    h = await SafetyHarness.start();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+  describe.each(POLICIES)('under approval policy %s', (policy) => {
+    for (const scenario of scenarios) {
+      if (isAskingCell(policy, scenario)) {
+        it.each(ANSWERS)(cellTitle(policy, scenario), async (answer) => {
+          await checkCell(h, policy, scenario, answer);
+        });
+      } else {
+        it(cellTitle(policy, scenario), async () => {
+          await checkCell(h, policy, scenario, null);
+        });
+      }
+    }
+  });
 }
