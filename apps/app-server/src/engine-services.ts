@@ -38,6 +38,8 @@ export interface EngineServicesOptions {
   logger: AppLogger;
   /** Default thread cwd and base of relative paths. */
   cwd: string;
+  /** Paths hidden from sandboxed commands besides the home (sockets, token files). */
+  sandboxHiddenPaths?: readonly string[];
   stateOf(connection: Connection): ConnectionState;
 }
 
@@ -54,7 +56,7 @@ export interface EngineServices {
 export async function openEngineServices(options: EngineServicesOptions): Promise<EngineServices> {
   const { config, router, logger } = options;
   const approvals = new ClientApprovals(router, logger);
-  const runtime = await EngineRuntime.create({ config, approvals, source: 'vscode' });
+  const runtime = await EngineRuntime.create({ config, approvals, source: 'vscode', sandboxHiddenPaths: options.sandboxHiddenPaths ?? [] });
   const manager = await ThreadManager.open(runtime);
   router.attach(manager, approvals, { createThreadView, projectEvent });
   const app: AppContext = {

@@ -59,6 +59,11 @@ export interface AppServerOptions {
   validateOutput?: boolean;
   /** Default thread cwd and base of relative paths; defaults to the configuration's `cwd`. */
   cwd?: string;
+  /**
+   * Paths hidden from sandboxed commands besides the home: the server's Unix sockets and token
+   * files, so no command can reach its own control plane or read its credentials.
+   */
+  sandboxHiddenPaths?: readonly string[];
   /** Outbound queue limits of ws, unix and memory connections (stdio has no hard limit). */
   outboundSoftLimit?: number;
   outboundHardLimit?: number;
@@ -267,6 +272,7 @@ export class DeputyAppServer {
       router: this.#router,
       logger: this.#logger,
       cwd: this.options.cwd ?? config.cwd,
+      sandboxHiddenPaths: this.options.sandboxHiddenPaths ?? [],
       stateOf: (connection) => this.#stateOf(connection),
     });
     this.#logger.info('engine opened', { ms: Math.round(performance.now() - startedAt) });

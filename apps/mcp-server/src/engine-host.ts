@@ -180,7 +180,10 @@ export class EngineHost {
     if (config.modelProviderId === 'demo') {
       config.provider.baseUrl = (await this.#demoServer()).url;
     }
-    const runtime = await this.engine.EngineRuntime.create({ config, approvals: this.options.approvals, source: 'mcp' });
+    // The bearer token of the HTTP listener is hidden from sandboxed commands (the home is anyway).
+    const tokenFile = this.settings.token_file;
+    const sandboxHiddenPaths = tokenFile === undefined ? [] : [path.resolve(tokenFile)];
+    const runtime = await this.engine.EngineRuntime.create({ config, approvals: this.options.approvals, source: 'mcp', sandboxHiddenPaths });
     return this.engine.ThreadManager.open(runtime);
   }
 

@@ -33,6 +33,8 @@ export interface CommandPlan {
   cwd: string;
   env: Record<string, string>;
   sandbox: EngineSandboxPolicy;
+  /** Paths hidden from the sandboxed command (the runtime's list: home, sockets, token files). */
+  hiddenPaths: readonly string[];
   /** The client's id; null for a buffered command nobody can address. */
   processId: string | null;
   tty: boolean;

@@ -124,6 +124,7 @@ function planCommand(params: AppServer.CommandExecParams, app: AppContext, envPo
     cwd: path.resolve(app.cwd, params.cwd ?? '.'),
     env,
     sandbox,
+    hiddenPaths: app.runtime.sandboxHiddenPaths,
     processId,
     tty,
     streamStdin,
@@ -297,7 +298,13 @@ class CommandRun {
       // Never run unsandboxed when the sandbox cannot be set up.
       const availability = await checkSandboxAvailable();
       if (!availability.ok) throw spawnFailed(`sandbox unavailable: ${availability.message}`);
-      argv = buildSandboxedArgv(argv, plan.sandbox, { cwd: plan.cwd, env: plan.env, bwrapPath: availability.bwrapPath });
+      argv = buildSandboxedArgv(argv, plan.sandbox, {
+        cwd: plan.cwd,
+        env: plan.env,
+        bwrapPath: availability.bwrapPath,
+        isolation: availability.isolation,
+        hiddenPaths: plan.hiddenPaths,
+      });
     }
     if (this.#stopReason !== null || signal.aborted) return null;
     const onOutput: OnOutput = (stream, bytes) => this.#sinks[stream].push(bytes);

@@ -19,7 +19,7 @@ export type ShellEnvironmentInherit = z.infer<typeof ShellEnvironmentInheritSche
 export const ShellEnvironmentPolicySchema = z.object({
   /** Starting set: every parent variable, the core set, or nothing. Default `all`. */
   inherit: ShellEnvironmentInheritSchema.default('all'),
-  /** When false (default), names matching `*KEY*`, `*SECRET*` or `*TOKEN*` are dropped. */
+  /** When false (default), names matching `*KEY*`, `*SECRET*` or `*TOKEN*`, and the agent sockets (`SSH_AUTH_SOCK`, `SSH_AGENT_PID`, `GPG_AGENT_INFO`), are dropped. */
   ignore_default_excludes: z.boolean().default(false),
   /** Case-insensitive globs (`*`, `?`, `[…]`) of names to drop. */
   exclude: z.array(z.string()).default([]),
@@ -51,8 +51,13 @@ export const CORE_ENV_VARS: readonly string[] = [
   'TERM',
 ];
 
-/** Globs of the default secret exclusion. */
-export const DEFAULT_EXCLUDE_PATTERNS: readonly string[] = ['*KEY*', '*SECRET*', '*TOKEN*'];
+/**
+ * Globs of the default secret exclusion: names that look like secrets, and the variables that
+ * point a command at the user's agents (an SSH or GPG agent signs and decrypts for whoever
+ * connects). A user who wants an agent in commands sets it back with `set` (or turns the default
+ * exclusion off with `ignore_default_excludes`).
+ */
+export const DEFAULT_EXCLUDE_PATTERNS: readonly string[] = ['*KEY*', '*SECRET*', '*TOKEN*', 'SSH_AUTH_SOCK', 'SSH_AGENT_PID', 'GPG_AGENT_INFO'];
 
 /**
  * Variables the exec tools set on top of the policy's result so output stays plain text for the
@@ -106,8 +111,8 @@ function isCoreVar(name: string): boolean {
 
 /**
  * Builds a child environment from `parentEnv` under `policy`. Steps, in order: inherit (all, core
- * or none) → drop `*KEY*`/`*SECRET*`/`*TOKEN*` unless `ignore_default_excludes` → drop `exclude`
- * matches → apply `set` → keep only `include_only` matches when that list is non-empty.
+ * or none) → drop {@link DEFAULT_EXCLUDE_PATTERNS} unless `ignore_default_excludes` → drop
+ * `exclude` matches → apply `set` → keep only `include_only` matches when that list is non-empty.
  * Undefined values in `parentEnv` are skipped.
  */
 export function buildChildEnv(

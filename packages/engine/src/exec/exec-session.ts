@@ -34,6 +34,11 @@ export interface ExecStartRequest {
   argv: string[];
   /** Absolute working directory. */
   cwd: string;
+  /**
+   * The turn's working directory, the base of the sandbox's writable roots; default `cwd`. The
+   * command's own `cwd` never becomes a writable root.
+   */
+  sandboxCwd?: string;
   /** The complete child environment (see `buildChildEnv`). */
   env: Record<string, string>;
   /** Run on a pseudo-terminal; stdout and stderr are then one stream. */
@@ -80,6 +85,8 @@ export interface ExecSessionManagerOptions {
   bwrapPath?: string;
   /** PATH searched for bwrap; default `process.env.PATH`. */
   pathEnv?: string;
+  /** Paths hidden from sandboxed commands (Deputy's home, control sockets, token files). */
+  hiddenPaths?: readonly string[];
   /** Live session cap; default {@link MAX_EXEC_SESSIONS}. */
   maxSessions?: number;
   /** Minimum wait of an empty poll; default {@link MIN_EMPTY_YIELD_TIME_MS}. */
@@ -129,8 +136,11 @@ export class ExecSessionManager {
       if (!availability.ok) throw new SandboxUnavailableError(availability.message);
       argv = buildSandboxedArgv(argv, request.sandbox, {
         cwd: request.cwd,
+        workspace: request.sandboxCwd ?? request.cwd,
         env: request.env,
         bwrapPath: availability.bwrapPath,
+        isolation: availability.isolation,
+        hiddenPaths: this.options.hiddenPaths,
       });
     }
     const proc = await ExecProcess.start({

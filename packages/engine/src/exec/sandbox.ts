@@ -10,11 +10,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SandboxPolicy } from '@deputy/protocol';
+import type { SandboxIsolation } from './sandbox-probe.js';
+import { networkOffFilterFile, SECCOMP_FD, withSeccompFd } from './seccomp.js';
 
 // The probe and the denial heuristic live in their own modules; they are re-exported here so the
 // sandbox's whole surface can be imported from one place.
 export { checkSandboxAvailable, findBwrap } from './sandbox-probe.js';
-export type { BwrapLocation, SandboxAvailability } from './sandbox-probe.js';
+export type { BwrapLocation, SandboxAvailability, SandboxIsolation } from './sandbox-probe.js';
 export { hasSandboxDenialKeyword, looksLikeSandboxDenial, SANDBOX_DENIAL_KEYWORDS } from './denial.js';
 export type { DenialCheckInput } from './denial.js';
 
@@ -23,12 +25,31 @@ export const PROTECTED_DIR_NAMES: readonly string[] = ['.git', '.deputy', '.code
 
 /** Where the policy is applied: the command's cwd and its environment (for `$TMPDIR`). */
 export interface SandboxContext {
-  /** Absolute working directory of the command; a writable root in workspace-write. */
+  /** Absolute working directory of the command (bwrap's `--chdir`). */
   cwd: string;
+  /**
+   * The turn's working directory: the writable root of workspace-write. Default `cwd`. A
+   * command's own working directory (`exec_command`'s `workdir`, a `cd dir &&` prefix) never
+   * widens the writable roots.
+   */
+  workspace?: string;
   /** The child's environment; its `TMPDIR` is a writable root unless excluded. */
   env: Readonly<Record<string, string | undefined>>;
   /** The bwrap executable to put in argv[0]; default `bwrap`. */
   bwrapPath?: string;
+  /**
+   * Paths hidden from the command (Deputy's home with its credentials and sessions, control
+   * sockets, token files): a directory becomes an empty read-only tmpfs, anything else is
+   * covered by `/dev/null`. A path inside a writable root stays visible: the user chose that root.
+   */
+  hiddenPaths?: readonly string[];
+  /** How this bwrap runs (from the probe); default: every isolation flag. */
+  isolation?: SandboxIsolation;
+}
+
+/** Every isolation flag on, and this process's network-off filter. */
+export function defaultIsolation(): SandboxIsolation {
+  return { userNamespace: true, disableNestedUserns: true, seccompFile: networkOffFilterFile()?.file ?? null };
 }
 
 /** A writable root (realpath) and the read-only paths re-bound inside it. */
@@ -95,33 +116,95 @@ export function resolveWritableRoots(
 
 /**
  * The bwrap command line that runs `argv` under `policy`, or `argv` itself for
- * danger-full-access. Layout: `--new-session --die-with-parent`, `--ro-bind / /`, `--dev /dev`,
- * one `--bind R R` per writable root, one `--ro-bind P P` per protected path inside a writable
- * root, `--unshare-pid`, `--unshare-net` unless the policy allows network, `--proc /proc`,
- * `--chdir <cwd>`, `--`, then `argv`.
+ * danger-full-access. Layout: `--new-session --die-with-parent`, a user namespace with every
+ * capability dropped (so even root cannot remount, mount or enter the host's namespaces; bwrap
+ * also sets `no_new_privs`), no nested user namespaces, new PID, IPC and UTS namespaces,
+ * `--ro-bind / /`, `--dev /dev`, one `--bind R R` per writable root, the hidden paths masked, the
+ * protected entries of every writable root bound read-only again, `--unshare-net` unless the
+ * policy allows network (then also the seccomp filter against filesystem Unix sockets, given on
+ * fd 3 through a `/bin/sh` wrapper), `--proc /proc`, `--chdir <cwd>`, `--`, then `argv`.
  */
 export function buildSandboxedArgv(argv: readonly string[], policy: SandboxPolicy, context: SandboxContext): string[] {
   if (policy.type === 'danger-full-access') return [...argv];
+  const isolation = context.isolation ?? defaultIsolation();
   const args: string[] = [context.bwrapPath ?? 'bwrap', '--new-session', '--die-with-parent'];
+  if (isolation.userNamespace) {
+    args.push('--unshare-user');
+    if (isolation.disableNestedUserns) args.push('--disable-userns');
+  }
+  args.push('--cap-drop', 'ALL', '--unshare-pid', '--unshare-ipc', '--unshare-uts');
   args.push('--ro-bind', '/', '/', '--dev', '/dev');
 
-  const roots = resolveWritableRoots(policy, context.cwd, context.env);
+  const roots = resolveWritableRoots(policy, context.workspace ?? context.cwd, context.env);
   for (const { root } of roots) args.push('--bind', root, root);
-  // Read-only re-binds come after every writable bind so they win over all of them.
+  // Masks come after the writable binds, so a hidden path inside a bound parent is still hidden;
+  // a writable root inside a hidden directory is bound again on top of the mask.
+  const chosenRoots = policy.type === 'workspace-write' ? policy.writableRoots.map((r) => path.resolve(context.workspace ?? context.cwd, r)) : [];
+  const hidden = hiddenMounts(context.hiddenPaths ?? [], chosenRoots, roots, isolation);
+  args.push(...hidden.args);
+  for (const root of hidden.rootsToRebind) args.push('--bind', root, root);
+  // Made read-only last: bwrap creates the mount points of the re-bound roots inside the tmpfs.
+  for (const dir of hidden.maskedDirs) args.push('--remount-ro', dir);
+  // Read-only re-binds come after every writable bind so they win over all of them (and none
+  // inside a hidden path: binding it again would show what the mask hides).
   const protectedPaths = new Set<string>();
   for (const { readOnlySubpaths } of roots) {
     for (const subpath of readOnlySubpaths) {
-      if (roots.some(({ root }) => isWithin(subpath, root))) protectedPaths.add(subpath);
+      const isHidden = hidden.masked.some((m) => isWithin(subpath, m));
+      if (!isHidden && roots.some(({ root }) => isWithin(subpath, root))) protectedPaths.add(subpath);
     }
   }
   for (const subpath of [...protectedPaths].sort()) args.push('--ro-bind', subpath, subpath);
 
-  args.push('--unshare-pid');
+  const filter = policy.networkAccess ? null : isolation.seccompFile;
   if (!policy.networkAccess) args.push('--unshare-net');
+  if (filter !== null) args.push('--seccomp', String(SECCOMP_FD));
   args.push('--proc', '/proc');
   args.push('--chdir', realpathOrNull(context.cwd) ?? context.cwd);
   args.push('--', ...argv);
-  return args;
+  return filter === null ? args : withSeccompFd(args, filter);
+}
+
+/**
+ * The bwrap arguments that hide `paths` (each resolved; missing ones skipped): a directory is
+ * covered by an empty tmpfs (made read-only by the caller once the roots inside it are bound
+ * again), any other file by `/dev/null`. A path inside a
+ * writable root the user configured (`writable_roots`) stays visible; the cwd, `/tmp` and
+ * `$TMPDIR` do not count as such a choice. A writable root inside a hidden directory is bound
+ * again on top of the mask. The seccomp program's own directory is always hidden.
+ */
+function hiddenMounts(
+  paths: readonly string[],
+  chosenRoots: readonly string[],
+  roots: readonly WritableRoot[],
+  isolation: SandboxIsolation,
+): { args: string[]; masked: string[]; maskedDirs: string[]; rootsToRebind: string[] } {
+  const chosen = chosenRoots.flatMap((r) => realpathOrNull(r) ?? []);
+  const candidates = [...paths];
+  if (isolation.seccompFile !== null) candidates.push(path.dirname(isolation.seccompFile));
+  const args: string[] = [];
+  const masked: string[] = [];
+  const maskedDirs: string[] = [];
+  for (const candidate of new Set(candidates)) {
+    const real = realpathOrNull(candidate);
+    if (real === null || real === '/' || masked.includes(real)) continue;
+    if (chosen.some((root) => isWithin(real, root))) continue;
+    let isDir: boolean;
+    try {
+      isDir = fs.statSync(real).isDirectory();
+    } catch {
+      continue;
+    }
+    masked.push(real);
+    if (isDir) {
+      args.push('--tmpfs', real);
+      maskedDirs.push(real);
+    } else {
+      args.push('--ro-bind', '/dev/null', real);
+    }
+  }
+  const rootsToRebind = roots.map(({ root }) => root).filter((root) => masked.some((m) => isWithin(root, m)));
+  return { args, masked, maskedDirs, rootsToRebind };
 }
 
 /**

@@ -46,6 +46,11 @@ export interface EngineRuntimeOptions {
   source: string;
   /** Overrides the model client built from the config's provider (tests). */
   modelClient?: ModelClient;
+  /**
+   * More paths to hide from sandboxed commands besides the home (which is always hidden): the
+   * front door's control sockets and token files kept elsewhere.
+   */
+  sandboxHiddenPaths?: readonly string[];
 }
 
 /** What a thread is built with from the config; it keeps these when the config changes later. */
@@ -63,6 +68,8 @@ export class EngineRuntime {
   /** Base URLs the front door filled in at run time (the demo model's), by provider id. */
   readonly #filledBaseUrls = new Map<string, string>();
   #envPolicy: ShellEnvironmentPolicy;
+  /** Paths no sandboxed command may see: the home (credentials, sessions, rules) and the front door's secrets. */
+  readonly #hiddenPaths: string[] = [];
   #authWrites: Promise<void> = Promise.resolve();
 
   private constructor(
@@ -86,7 +93,23 @@ export class EngineRuntime {
   /** Builds a runtime (reads the home's remembered rules). */
   static async create(options: EngineRuntimeOptions): Promise<EngineRuntime> {
     const rules = await PrefixRules.load(options.config.home);
-    return new EngineRuntime(options.config, options.approvals, options.source, rules, options.modelClient);
+    const runtime = new EngineRuntime(options.config, options.approvals, options.source, rules, options.modelClient);
+    runtime.hideFromSandbox(options.config.home, ...(options.sandboxHiddenPaths ?? []));
+    return runtime;
+  }
+
+  /**
+   * Hides more paths from every sandboxed command started from now on (a control socket bound
+   * after the runtime was made, a token file). A path inside a `writable_roots` entry the user
+   * configured stays visible.
+   */
+  hideFromSandbox(...paths: string[]): void {
+    for (const p of paths) if (!this.#hiddenPaths.includes(p)) this.#hiddenPaths.push(p);
+  }
+
+  /** The paths hidden from sandboxed commands. */
+  get sandboxHiddenPaths(): readonly string[] {
+    return this.#hiddenPaths;
   }
 
   /** The current config: what new threads, and every other reader, get. */
@@ -225,7 +248,8 @@ export class EngineRuntime {
 
   /** Builds one thread's tools and the services behind them. */
   createThreadServices(): { tools: ToolRegistry; services: ShellServices; close(): void } {
-    const sessions = new ExecSessionManager();
+    // The list is shared, so paths hidden later apply to threads that already exist.
+    const sessions = new ExecSessionManager({ hiddenPaths: this.#hiddenPaths });
     const envPolicy = this.#envPolicy;
     const services: ShellServices = {
       sessions,

@@ -16,6 +16,7 @@ import {
   looksLikeSandboxDenial,
   resolveWritableRoots,
 } from '../../src/exec/sandbox.js';
+import { networkOffFilter } from '../../src/exec/seccomp.js';
 import { bashRequest, makeTempDir } from './helpers.js';
 
 let base: string;
@@ -60,8 +61,14 @@ describe('buildSandboxedArgv', () => {
 
   it('binds everything read-only with private namespaces for read-only', () => {
     const argv = buildSandboxedArgv(['ls'], { type: 'read-only', networkAccess: false }, { cwd: ws, env: {}, bwrapPath: '/usr/bin/bwrap' });
-    expect(argv.slice(0, 8)).toEqual(['/usr/bin/bwrap', '--new-session', '--die-with-parent', '--ro-bind', '/', '/', '--dev', '/dev']);
-    for (const flag of ['--unshare-pid', '--unshare-net']) expect(argv).toContain(flag);
+    // Network off: a /bin/sh wrapper hands bwrap the seccomp program on fd 3.
+    const bwrapAt = argv.indexOf('/usr/bin/bwrap');
+    expect(argv.slice(0, bwrapAt)).toEqual(['/bin/sh', '-c', 'exec "$@" 3<"$0"', expect.stringMatching(/network-off-[\w-]+\.bpf$/)]);
+    expect(argv.slice(bwrapAt, bwrapAt + 3)).toEqual(['/usr/bin/bwrap', '--new-session', '--die-with-parent']);
+    expect(argv.join(' ')).toContain('--ro-bind / / --dev /dev');
+    for (const flag of ['--unshare-user', '--disable-userns', '--unshare-pid', '--unshare-ipc', '--unshare-net']) expect(argv).toContain(flag);
+    expect(operands(argv, '--cap-drop')).toEqual(['ALL']);
+    expect(operands(argv, '--seccomp')).toEqual(['3']);
     expect(operands(argv, '--proc')).toEqual(['/proc']);
     expect(operands(argv, '--bind')).toEqual([]);
     expect(operands(argv, '--chdir')).toEqual([ws]);
@@ -91,6 +98,77 @@ describe('buildSandboxedArgv', () => {
     expect(binds).toEqual([ws, extra, '/tmp']);
     const none = resolveWritableRoots(workspaceWrite(), ws, { TMPDIR: extra }).map((r) => r.root);
     expect(none).toEqual([ws]);
+  });
+});
+
+describe('buildSandboxedArgv: hidden paths, the turn cwd and the seccomp filter', () => {
+  const isolation = { userNamespace: true, disableNestedUserns: true, seccompFile: null };
+
+  it('masks a hidden directory with a tmpfs made read-only after the roots inside it are bound again, and a hidden file with /dev/null', async () => {
+    const home = path.join(base, 'hidden-home');
+    const inner = path.join(home, 'worktree');
+    const token = path.join(base, 'token-file');
+    await fs.mkdir(inner, { recursive: true });
+    await fs.writeFile(token, 'secret');
+    const argv = buildSandboxedArgv(['ls'], workspaceWrite(), { cwd: inner, env: {}, hiddenPaths: [home, token, path.join(base, 'missing')], isolation });
+    const joined = argv.join(' ');
+    expect(joined).toContain(`--tmpfs ${home}`);
+    expect(joined).toContain(`--ro-bind /dev/null ${token}`);
+    expect(joined).not.toContain('missing');
+    // The workspace inside the hidden home is bound again, then the tmpfs becomes read-only.
+    const rebind = argv.lastIndexOf(inner, argv.indexOf(`--remount-ro`));
+    expect(rebind).toBeGreaterThan(argv.indexOf('--tmpfs'));
+    expect(operands(argv, '--remount-ro')).toEqual([home]);
+  });
+
+  it('leaves a hidden path visible when it lies inside a configured writable root, but not inside the cwd or /tmp', () => {
+    const inWs = path.join(ws, '.codex');
+    const chosen = buildSandboxedArgv(['ls'], workspaceWrite({ writableRoots: [extra] }), { cwd: ws, env: {}, hiddenPaths: [path.join(extra, '.deputy'), inWs], isolation });
+    expect(operands(chosen, '--tmpfs')).toEqual([inWs]);
+    // A protected entry inside a hidden path is not bound again (that would show it).
+    expect(operands(chosen, '--ro-bind')).not.toContain(inWs);
+  });
+
+  it('takes the writable roots from the turn cwd, not from the command directory', () => {
+    const argv = buildSandboxedArgv(['ls'], workspaceWrite(), { cwd: outside, workspace: ws, env: {}, isolation });
+    expect(operands(argv, '--bind')).toEqual([ws]);
+    expect(operands(argv, '--chdir')).toEqual([outside]);
+  });
+
+  it('drops the user namespace flags the probe found unsupported, never the capability drop', () => {
+    const argv = buildSandboxedArgv(['ls'], workspaceWrite(), { cwd: ws, env: {}, isolation: { userNamespace: false, disableNestedUserns: false, seccompFile: null } });
+    expect(argv).not.toContain('--unshare-user');
+    expect(operands(argv, '--cap-drop')).toEqual(['ALL']);
+    expect(argv[0]).toBe('bwrap');
+  });
+
+  it('loads the seccomp filter only when the network is off', () => {
+    const filter = { ...isolation, seccompFile: '/nonexistent/deputy-seccomp/network-off-x64.bpf' };
+    const off = buildSandboxedArgv(['ls'], workspaceWrite(), { cwd: ws, env: {}, isolation: filter });
+    expect(off.slice(0, 4)).toEqual(['/bin/sh', '-c', 'exec "$@" 3<"$0"', filter.seccompFile]);
+    expect(operands(off, '--seccomp')).toEqual(['3']);
+    const on = buildSandboxedArgv(['ls'], workspaceWrite({ networkAccess: true }), { cwd: ws, env: {}, isolation: filter });
+    expect(on[0]).toBe('bwrap');
+    expect(on).not.toContain('--seccomp');
+  });
+});
+
+describe('networkOffFilter', () => {
+  it('is a BPF program per known architecture, checking the architecture first, and null elsewhere', () => {
+    for (const [arch, audit] of [['x64', 0xc000003e], ['arm64', 0xc00000b7]] as const) {
+      const program = networkOffFilter(arch);
+      expect(program).not.toBeNull();
+      const bytes = program as Buffer;
+      expect(bytes.length % 8).toBe(0);
+      // ld [4] (arch), then jeq AUDIT_ARCH.
+      expect(bytes.readUInt16LE(0)).toBe(0x20);
+      expect(bytes.readUInt32LE(4)).toBe(4);
+      expect(bytes.readUInt32LE(12)).toBe(audit);
+      // Ends with allow, deny(EPERM).
+      expect(bytes.readUInt32LE(bytes.length - 12)).toBe(0x7fff0000);
+      expect(bytes.readUInt32LE(bytes.length - 4)).toBe(0x00050001);
+    }
+    expect(networkOffFilter('ia32')).toBeNull();
   });
 });
 
