@@ -44,7 +44,8 @@ Options:
                                     unix://             WebSocket over <home>/app-server-control/app-server-control.sock
                                     unix://PATH         WebSocket over the Unix socket PATH
                                     off                 no listener
-  --ws-auth <MODE>                  capability-token | signed-bearer-token (required for a non-loopback ws bind)
+  --ws-auth <MODE>                  capability-token | signed-bearer-token, checked on every ws:// and unix://
+                                    listener (required for a non-loopback ws bind)
   --ws-token-file <PATH>            capability token file (absolute path)
   --ws-token-sha256 <HEX>           SHA-256 of the capability token, instead of the file
   --ws-shared-secret-file <PATH>    HS256 secret for signed bearer tokens (absolute path, >= 32 bytes)

@@ -1,6 +1,8 @@
 /**
  * `deputy app-server`: parses the command line, refuses a non-loopback WebSocket bind without
- * auth, opens every listener, prints one `listening on` line per listener on stderr, and serves
+ * auth, opens every listener (`--ws-auth` guards the ws and the unix listeners alike), prints one
+ * `listening on` line per listener on stderr, plus a warning when a Unix socket sits in a
+ * directory other users can write, and serves
  * until stdin reaches EOF (stdio mode), a SIGINT/SIGTERM arrives, or a caller's signal aborts.
  * Start-up stays lean: the configuration is loaded from the home (starting the offline demo model
  * when it is the provider) together with the engine, by the first request after `initialize`;
@@ -42,6 +44,8 @@ interface Opened {
   listener: Listener;
   kind: TransportKind;
   url: string;
+  /** Printed after the banner (a Unix socket in a shared directory). */
+  warnings?: readonly string[];
 }
 
 /** A demo model server started for the offline `demo` provider. */
@@ -109,8 +113,9 @@ async function openListener(target: ListenTarget, auth: WsAuthenticator | undefi
     }
     case 'unix': {
       const { listenUnixSocket } = await import('@deputy/rpc');
-      const unix = await listenUnixSocket({ path: target.path, logger });
-      return { listener: unix, kind: 'unix', url: `unix://${unix.path}` };
+      // The default socket's directory is the server's own; a custom one is only checked.
+      const unix = await listenUnixSocket({ path: target.path, isDedicatedDir: target.isDefault, auth, logger });
+      return { listener: unix, kind: 'unix', url: `unix://${unix.path}`, warnings: unix.warnings };
     }
     case 'off':
       return null;
@@ -123,6 +128,7 @@ function banner(opened: Opened): string {
     const http = opened.url.replace(/^ws:/, 'http:');
     lines.push(`  readyz: ${http}/readyz`, `  healthz: ${http}/healthz`);
   }
+  for (const warning of opened.warnings ?? []) lines.push(`deputy app-server: warning: ${warning}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -145,7 +151,13 @@ async function serve(args: AppServerArgs, options: Required<Omit<RunOptions, 'si
     failure ??= { error };
     onSignal();
   };
-  const server = await DeputyAppServer.start({ config, logger, cwd: options.cwd, onEngineError });
+  // No sandboxed command may reach this server's own sockets or read its token files (the home,
+  // with the default socket, is hidden by the engine anyway).
+  const sandboxHiddenPaths = [
+    ...targets.flatMap((t) => (t.kind === 'unix' ? [t.path] : [])),
+    ...[args.wsAuth.wsTokenFile, args.wsAuth.wsSharedSecretFile].flatMap((f) => (f === undefined ? [] : [f])),
+  ];
+  const server = await DeputyAppServer.start({ config, logger, cwd: options.cwd, onEngineError, sandboxHiddenPaths });
   const opened: Opened[] = [];
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);

@@ -10,8 +10,10 @@ export * from './core.js';
 export { WebSocketTransport, type WebSocketTransportOptions } from './transport/websocket-transport.js';
 export { listenWebSocket, type WebSocketListener, type WebSocketListenerOptions } from './transport/websocket.js';
 export {
+  SOCKET_BIND_UMASK,
   SOCKET_DIR_MODE,
   SOCKET_FILE_MODE,
+  SocketDirectoryError,
   SocketInUseError,
   listenUnixSocket,
   type UnixSocketListener,
