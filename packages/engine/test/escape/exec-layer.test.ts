@@ -14,7 +14,7 @@ import { buildChildEnv } from '../../src/exec/env.js';
 import { ExecSessionManager } from '../../src/exec/exec-session.js';
 import type { ExecSnapshot } from '../../src/exec/exec-session.js';
 import { checkSandboxAvailable } from '../../src/exec/sandbox.js';
-import { bashRequest, makeTempDir, testEnv, waitFor } from './helpers.js';
+import { bashRequest, makeTempDir, testEnv, waitFor } from '../exec/helpers.js';
 
 const WORKSPACE_WRITE: SandboxPolicy = {
   type: 'workspace-write',

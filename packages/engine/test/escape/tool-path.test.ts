@@ -23,7 +23,7 @@ import {
   SafetyHarness,
   unfinishedItems,
   WORKSPACE_WRITE,
-} from './harness.js';
+} from '../safety/harness.js';
 
 let server: net.Server;
 let port = 0;
