@@ -1,12 +1,19 @@
 /**
  * Persistent command rules ("approve and remember"): `<home>/rules/default.rules` in Codex's
  * execpolicy syntax, one `prefix_rule(...)` per line when Deputy writes it. This module loads
- * the file (tolerantly), matches commands against the rules (including the plain commands inside
- * `bash -lc "…"`), appends new allow rules, and proposes a prefix for the approval prompt. It
- * does not decide what happens to a command; `policy.ts` does.
+ * the file (tolerantly), matches commands against the rules, appends new allow rules, and proposes
+ * a prefix for the approval prompt. It does not decide what happens to a command; `policy.ts` does.
+ *
+ * Matching is asymmetric. `allow` matches only the command as written (each plain command of a
+ * `bash -lc` script, with no assignment or wrapper in front), so `LD_PRELOAD=x npm test` never
+ * rides on an `allow npm test` rule. `forbidden` and `prompt` also match every normalised form
+ * (`commandsForStrictCheck`: assignments stripped, wrappers such as `command`, `env`, `sudo`
+ * seen through, `/bin/rm` as `rm`, the pieces of scripts the strict parser refuses, nested
+ * `sh -c`), and the strictest decision wins.
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { commandsForStrictCheck, normalizedForms } from './command-normalize.js';
 import type { RuleDecision } from './policy.js';
 import { formatPrefixRule, parseRules, type PrefixRule } from './rules-syntax.js';
 import { isKnownSafeCommand } from './safe-commands.js';
@@ -28,7 +35,10 @@ const BANNED_PREFIXES: readonly (readonly string[])[] = [
   ['pwsh'], ['powershell'], ['osascript'], ['xargs'], ['npx'], ['deno'], ['bun'],
 ];
 
-/** The commands a rule is checked against: the plain commands of a shell script, or argv itself. */
+/**
+ * The commands an `allow` rule is checked against, as written: the plain commands of a shell
+ * script, or argv itself (a script the strict parser refuses is matched as a whole).
+ */
 export function commandsForRules(argv: readonly string[]): (readonly string[])[] {
   return parseShellWrapperCommands(argv) ?? [argv];
 }
@@ -38,9 +48,15 @@ export function isPrefixOf(prefix: readonly string[], command: readonly string[]
   return prefix.length > 0 && prefix.length <= command.length && prefix.every((t, i) => command[i] === t);
 }
 
-/** True when `prefix` is empty or one of the banned interpreter prefixes. */
+/**
+ * True when `prefix` is empty, one of the banned interpreter prefixes, or reduces to one (or to
+ * nothing) once assignments and wrappers are seen through: `['nice']`, `['A=1']`,
+ * `['sudo', 'python3']` and `['/usr/bin/python3']` would approve arbitrary code too.
+ */
 export function isBannedPrefix(prefix: readonly string[]): boolean {
-  return prefix.length === 0 || BANNED_PREFIXES.some((b) => b.length === prefix.length && b.every((t, i) => prefix[i] === t));
+  if (prefix.length === 0) return true;
+  const isListed = (p: readonly string[]) => BANNED_PREFIXES.some((b) => b.length === p.length && b.every((t, i) => p[i] === t));
+  return normalizedForms(prefix).some((form) => form.length === 0 || isListed(form));
 }
 
 /**
@@ -99,14 +115,17 @@ export class PrefixRules {
 
   /**
    * The rule decision for a command: the strictest decision of any matching rule (`forbidden` >
-   * `prompt` > `allow`) across the script's commands; `allow` only when every command matches an
-   * allow rule; `null` when rules say nothing (the heuristics decide).
+   * `prompt` > `allow`) across the script's commands as written and, for `forbidden`/`prompt`,
+   * across their normalised forms; `allow` only when every command as written matches an allow
+   * rule and nothing stricter matched; `null` when rules say nothing (the heuristics decide).
    */
   evaluate(argv: readonly string[]): RuleDecision | null {
-    const perCommand = commandsForRules(argv).map((c) => this.evaluateOne(c));
-    if (perCommand.includes('forbidden')) return 'forbidden';
-    if (perCommand.includes('prompt')) return 'prompt';
-    return perCommand.length > 0 && perCommand.every((d) => d === 'allow') ? 'allow' : null;
+    const asWritten = commandsForRules(argv).map((c) => this.evaluateOne(c));
+    const normalized = commandsForStrictCheck(argv).map((c) => this.evaluateOne(c));
+    const all = [...asWritten, ...normalized];
+    if (all.includes('forbidden')) return 'forbidden';
+    if (all.includes('prompt')) return 'prompt';
+    return asWritten.length > 0 && asWritten.every((d) => d === 'allow') ? 'allow' : null;
   }
 
   /** True when an allow rule covers the command (every command of a plain shell script). */

@@ -2,79 +2,104 @@
  * Command classification for approvals, after Codex's `is_safe_command.rs` and
  * `is_dangerous_command.rs`: which argv vectors only read (known safe, may run without asking
  * under `untrusted`), and which look destructive enough to ask about even inside a sandbox.
- * Both are pure and conservative: an unknown command is neither safe nor dangerous. This module
- * never runs anything.
+ *
+ * Known safe is an allow-list of commands and of their options (`safe-options.ts`,
+ * `safe-git.ts`, `find` and `sed` below), decided on the strict parse of the shell text
+ * (`shell-words.ts`): no assignment before the command, an executable by plain name or from a
+ * system directory, only harmless wrappers seen through (`command-normalize.ts`), and no word
+ * whose start the shell could expand into something unseen. Anything not provably read-only asks.
+ * Destructive is decided over every form the command may take (`commandsForStrictCheck`), so
+ * `A=x rm -rf d`, `command rm -rf d`, `/bin/rm -rf d` and `rm -rf d > /dev/null` all count.
+ * Both are pure and conservative; this module never runs anything.
  */
-import { executableName, parseShellWrapperCommands } from './shell-words.js';
+import { commandsForStrictCheck, isCommandLookup, isTrustedExecutable, unwrapHarmlessWrappers } from './command-normalize.js';
+import { parseOptions } from './option-parser.js';
+import { isReadOnlyGit } from './safe-git.js';
+import { GLOB_TOLERANT_COMMANDS, LINUX_ONLY_COMMANDS, PRINT_ONLY_COMMANDS, SAFE_OPTIONS } from './safe-options.js';
+import { executableName, parsePlainShellWords, shellWrapperScript, type ShellWord } from './shell-words.js';
 
-/** Commands that only read, whatever their arguments. */
-const ALWAYS_SAFE = new Set([
-  'cat', 'cd', 'cut', 'echo', 'expr', 'false', 'grep', 'head', 'id', 'ls', 'nl', 'paste', 'pwd',
-  'rev', 'seq', 'stat', 'tail', 'tr', 'true', 'uname', 'wc', 'which', 'whoami',
+/** `find` options before the starting points. */
+const FIND_GLOBAL_FLAGS = new Set(['-H', '-L', '-P']);
+/** Read-only `find` tests, options, actions and operators that take no value. */
+const FIND_NO_VALUE = new Set([
+  '(', ')', '!', ',', '-not', '-a', '-and', '-o', '-or', '-empty', '-executable', '-false', '-nogroup', '-nouser',
+  '-readable', '-true', '-writable', '-d', '-depth', '-follow', '-help', '--help', '-ignore_readdir_race', '-mount',
+  '-noignore_readdir_race', '-noleaf', '-version', '--version', '-warn', '-nowarn', '-xdev', '-daystart', '-print',
+  '-print0', '-ls', '-prune', '-quit',
 ]);
-/** GNU-only tools Codex trusts on Linux. */
-const LINUX_SAFE = new Set(['numfmt', 'tac']);
-
-/** `find` options that run commands, delete files or write files. */
-const UNSAFE_FIND_OPTIONS = new Set(['-exec', '-execdir', '-ok', '-okdir', '-delete', '-fls', '-fprint', '-fprint0', '-fprintf']);
-/** `rg` options that run external programs (`--pre`, `--hostname-bin`) or decompressors. */
-const UNSAFE_RG_WITH_VALUE = ['--pre', '--hostname-bin'];
-const UNSAFE_RG_FLAGS = new Set(['--search-zip', '-z']);
-/** Git subcommands that can be read-only, and flags that write files or run external tools. */
-const READ_ONLY_GIT_SUBCOMMANDS = new Set(['status', 'log', 'diff', 'show', 'branch']);
-const UNSAFE_GIT_FLAGS = new Set(['--output', '--ext-diff', '--textconv', '--exec', '--paginate']);
-/** Git global options that take the next argument as their value. */
-const GIT_GLOBALS_WITH_VALUE = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env', '--super-prefix']);
-/** `git branch` flags that only list or show. */
-const READ_ONLY_BRANCH_FLAGS = new Set(['--list', '-l', '--show-current', '-a', '--all', '-r', '--remotes', '-v', '-vv', '--verbose']);
+/**
+ * Read-only `find` predicates that take one value. Never listed: `-exec`, `-execdir`, `-ok`,
+ * `-okdir` (run programs), `-delete`, `-fprint`, `-fprint0`, `-fprintf`, `-fls` (write files).
+ */
+const FIND_WITH_VALUE = new Set([
+  '-amin', '-anewer', '-atime', '-cmin', '-cnewer', '-ctime', '-fstype', '-gid', '-group', '-ilname', '-iname', '-inum',
+  '-ipath', '-iregex', '-iwholename', '-links', '-lname', '-mmin', '-mtime', '-name', '-newer', '-path', '-perm', '-regex',
+  '-samefile', '-size', '-type', '-uid', '-used', '-user', '-wholename', '-xtype', '-context', '-maxdepth', '-mindepth',
+  '-regextype', '-printf', '-files0-from',
+]);
 
 /**
- * True when `argv` only reads: a known read-only tool with harmless arguments, or a `bash -lc`
- * / `zsh -lc` / `sh -c` script made only of such commands joined by `&&`, `||`, `;` or `|`.
+ * True when `argv` only reads: a known read-only tool with allowed options, or a
+ * `bash -lc` / `zsh -lc` / `sh -c` script (the shell trusted like any executable) made only of
+ * such commands joined by `&&`, `||`, `;` or `|`.
  */
 export function isKnownSafeCommand(argv: readonly string[]): boolean {
   if (isSafeToExec(argv)) return true;
-  const commands = parseShellWrapperCommands(argv);
-  return commands !== null && commands.every(isSafeToExec);
+  const script = shellWrapperScript(argv);
+  if (script === null || !isTrustedExecutable(argv[0] as string)) return false;
+  const commands = parsePlainShellWords(script);
+  return commands !== null && commands.length > 0 && commands.every(isSafeShellCommand);
 }
 
 /**
- * True when `argv` looks destructive (`rm -f…`, `git reset`, `git rm`, also behind `sudo` or
- * inside a plain shell script). Such commands are asked about even when a sandbox would run them.
+ * True when `argv` looks destructive (`rm -f…`, `git reset`, `git rm`), in any form it may take:
+ * behind assignments, wrappers (`command`, `env`, `sudo`, `xargs`, …), by path, inside a script
+ * the strict parser refuses (redirections, substitutions) or a nested `sh -c`. Such commands are
+ * asked about even when a sandbox would run them.
  */
 export function commandMightBeDangerous(argv: readonly string[]): boolean {
-  if (isDangerousToExec(argv)) return true;
-  const commands = parseShellWrapperCommands(argv);
-  return commands !== null && commands.some(isDangerousToExec);
+  return commandsForStrictCheck(argv).some(isDangerousToExec);
+}
+
+/**
+ * A command of a plain script. A word whose start the shell expands (`*`, `{a,b}`, …) may become
+ * any words, options included: it is accepted only as an argument of a command none of whose
+ * options has an effect (`GLOB_TOLERANT_COMMANDS`), never among a wrapper's words.
+ */
+export function isSafeShellCommand(words: readonly ShellWord[]): boolean {
+  const argv = words.map((w) => w.text);
+  const command = unwrapHarmlessWrappers(argv);
+  if (command === null) return false;
+  const start = argv.length - command.length;
+  const isTolerant = GLOB_TOLERANT_COMMANDS.has(executableName(command[0] as string));
+  if (words.some((w, i) => w.expandsAtStart && !(isTolerant && i > start))) return false;
+  return isSafeUnwrapped(command);
 }
 
 function isSafeToExec(argv: readonly string[]): boolean {
-  const arg0 = argv[0];
-  if (arg0 === undefined) return false;
-  const name = executableName(arg0);
-  const args = argv.slice(1);
-  if (ALWAYS_SAFE.has(name)) return true;
-  if (LINUX_SAFE.has(name)) return process.platform === 'linux';
+  const command = unwrapHarmlessWrappers(argv);
+  return command !== null && isSafeUnwrapped(command);
+}
+
+/** The safe-list check of a command with its wrappers already removed. */
+function isSafeUnwrapped(command: readonly string[]): boolean {
+  const name = executableName(command[0] as string);
+  const args = command.slice(1);
+  if (PRINT_ONLY_COMMANDS.has(name)) return true;
+  if (LINUX_ONLY_COMMANDS.has(name) && process.platform !== 'linux') return false;
+  const table = SAFE_OPTIONS.get(name);
+  if (table !== undefined) {
+    const parsed = parseOptions(args, table);
+    // `uniq IN OUT` writes OUT.
+    return parsed !== null && (name !== 'uniq' || parsed.positionals.length <= 1);
+  }
   switch (name) {
-    case 'base64':
-      return !args.some((a) => a === '-o' || a === '--output' || a.startsWith('--output=') || (a.startsWith('-o') && a.length > 2));
+    case 'command':
+      return isCommandLookup(command);
     case 'find':
-      return !args.some((a) => UNSAFE_FIND_OPTIONS.has(a));
-    case 'rg':
-      return !args.some(
-        (a) => UNSAFE_RG_FLAGS.has(a) || isShortFlagClusterWith(a, 'z') || UNSAFE_RG_WITH_VALUE.some((o) => a === o || a.startsWith(`${o}=`)),
-      );
-    case 'sort':
-      return !args.some(
-        (a) => a === '--output' || a.startsWith('--output=') || a.startsWith('--compress-program') || isShortFlagClusterWith(a, 'o'),
-      );
-    case 'uniq':
-      // `uniq IN OUT` writes OUT; only allow reading one input.
-      return uniqPositionals(args) <= 1;
-    case 'file':
-      return !args.some((a) => a === '-C' || a === '--compile');
+      return isReadOnlyFind(args);
     case 'sed':
-      return argv.length <= 4 && args[0] === '-n' && isSedPrintRange(args[1]);
+      return args.length <= 3 && args[0] === '-n' && isSedPrintRange(args[1]);
     case 'git':
       return isReadOnlyGit(args);
     default:
@@ -82,62 +107,32 @@ function isSafeToExec(argv: readonly string[]): boolean {
   }
 }
 
-/** `-abc`-style short flag cluster containing `letter` (not a `--long` option). */
-function isShortFlagClusterWith(arg: string, letter: string): boolean {
-  return arg.startsWith('-') && !arg.startsWith('--') && arg.slice(1).includes(letter);
-}
-
-/** Counts `uniq`'s positional arguments, skipping the values of `-f`, `-s` and `-w`. */
-function uniqPositionals(args: readonly string[]): number {
-  let count = 0;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i] as string;
-    if (a === '--') return count + (args.length - i - 1);
-    if (a === '-f' || a === '-s' || a === '-w') i++;
-    else if (!a.startsWith('-') || a === '-') count++;
-  }
-  return count;
-}
-
 /** `N p` or `M,N p` as in `sed -n 10p` / `sed -n 1,5p`. */
 function isSedPrintRange(arg: string | undefined): boolean {
   return arg !== undefined && /^(\d+,)?\d+p$/.test(arg);
 }
 
-/** Git status/log/diff/show/branch with read-only arguments and no config or pager overrides. */
-function isReadOnlyGit(args: readonly string[]): boolean {
-  const found = findGitSubcommand(args);
-  if (found === null || !READ_ONLY_GIT_SUBCOMMANDS.has(found.name)) return false;
-  const subArgs = args.slice(found.index + 1);
-  const argsAreReadOnly = !subArgs.some((a) => UNSAFE_GIT_FLAGS.has(a) || a.startsWith('--output=') || a.startsWith('--exec='));
-  if (!argsAreReadOnly) return false;
-  return found.name === 'branch' ? isReadOnlyBranch(subArgs) : true;
-}
-
-/**
- * The first positional argument of a git command line (its subcommand), skipping global
- * options. Returns `null` when a global option could run other programs (`-c`, `--config-env`,
- * `--exec-path=…`, `-p`/`--paginate`) or there is no subcommand.
- */
-function findGitSubcommand(args: readonly string[]): { name: string; index: number } | null {
-  for (let i = 0; i < args.length; i++) {
+/** `find [-H|-L|-P|-D x|-Olevel] [paths] [expression]` with only read-only predicates. */
+function isReadOnlyFind(args: readonly string[]): boolean {
+  let i = 0;
+  for (; i < args.length; i++) {
     const a = args[i] as string;
-    if (a === '-c' || a === '--config-env' || (a.startsWith('-c') && a.length > 2) || a.startsWith('--config-env=')) return null;
-    if (a.startsWith('--exec-path=') || a === '-p' || a === '--paginate') return null;
-    if (GIT_GLOBALS_WITH_VALUE.has(a)) {
-      i++;
-      continue;
-    }
-    if (a.startsWith('-')) continue;
-    return { name: a, index: i };
+    if (a === '-D') i++;
+    else if (!FIND_GLOBAL_FLAGS.has(a) && !/^-O\d$/.test(a)) break;
   }
-  return null;
+  while (i < args.length && !isFindExpressionStart(args[i] as string)) i++;
+  for (; i < args.length; i++) {
+    const a = args[i] as string;
+    if (FIND_NO_VALUE.has(a)) continue;
+    if (!FIND_WITH_VALUE.has(a) && !/^-newer[aBcmt][aBcmt]$/.test(a)) return false;
+    if (i + 1 >= args.length) return false;
+    i++;
+  }
+  return true;
 }
 
-/** `git branch` that lists (no args, or only listing flags), never creates/renames/deletes. */
-function isReadOnlyBranch(args: readonly string[]): boolean {
-  if (args.length === 0) return true;
-  return args.every((a) => READ_ONLY_BRANCH_FLAGS.has(a) || a.startsWith('--format='));
+function isFindExpressionStart(arg: string): boolean {
+  return arg.startsWith('-') || arg === '(' || arg === '!' || arg === ')' || arg === ',';
 }
 
 function isDangerousToExec(argv: readonly string[]): boolean {
@@ -145,7 +140,6 @@ function isDangerousToExec(argv: readonly string[]): boolean {
   if (arg0 === undefined) return false;
   const name = executableName(arg0);
   const args = argv.slice(1);
-  if (name === 'sudo') return isDangerousToExec(args);
   if (name === 'rm') return args.some((a) => a === '--force' || isShortFlagClusterWith(a, 'f'));
   if (name === 'git') {
     const found = findGitSubcommandLoose(args);
@@ -154,7 +148,15 @@ function isDangerousToExec(argv: readonly string[]): boolean {
   return false;
 }
 
-/** Like `findGitSubcommand` but never gives up on config overrides (for the dangerous check). */
+/** `-abc`-style short flag cluster containing `letter` (not a `--long` option). */
+function isShortFlagClusterWith(arg: string, letter: string): boolean {
+  return arg.startsWith('-') && !arg.startsWith('--') && arg.slice(1).includes(letter);
+}
+
+/** Git global options that take the next argument as their value. */
+const GIT_GLOBALS_WITH_VALUE = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env', '--super-prefix']);
+
+/** The first positional of a git command line, skipping global options and their values. */
 function findGitSubcommandLoose(args: readonly string[]): string | null {
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;

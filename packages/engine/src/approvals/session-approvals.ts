@@ -6,7 +6,8 @@
  */
 import path from 'node:path';
 import { commandsForRules, isBannedPrefix, isPrefixOf } from './rules.js';
-import { isKnownSafeCommand } from './safe-commands.js';
+import { isKnownSafeCommand, isSafeShellCommand } from './safe-commands.js';
+import { parsePlainShellWords, shellWrapperScript, type ShellWord } from './shell-words.js';
 
 /** Options for `approveCommand`. */
 export interface ApproveCommandOptions {
@@ -37,7 +38,19 @@ export class SessionApprovals {
   isCommandApproved(argv: readonly string[]): boolean {
     if (this.commands.has(commandKey(argv))) return true;
     if (this.prefixes.length === 0) return false;
+    // The commands of a script keep what their words may expand to: a command that is not
+    // covered by a prefix must be safe as the shell will run it (`sort {--compress-program=sh,x}`
+    // is not `sort` with two file names).
+    const script = shellWrapperScript(argv);
+    const words: (readonly ShellWord[])[] | null = script === null ? null : parsePlainShellWords(script);
     let viaPrefix = false;
+    if (words !== null && words.length > 0) {
+      for (const command of words) {
+        if (this.prefixes.some((p) => isPrefixOf(p, command.map((w) => w.text)))) viaPrefix = true;
+        else if (!isSafeShellCommand(command)) return false;
+      }
+      return viaPrefix;
+    }
     for (const command of commandsForRules(argv)) {
       if (this.prefixes.some((p) => isPrefixOf(p, command))) viaPrefix = true;
       else if (!isKnownSafeCommand(command)) return false;

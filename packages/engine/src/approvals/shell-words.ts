@@ -3,8 +3,10 @@
  * the plain commands the script runs, and only when the script is a list of simple commands
  * (bare words, single- or double-quoted strings without expansions) joined by `&&`, `||`, `;`,
  * `|` or newlines. Anything it cannot prove harmless to split (redirections, `$`, backticks,
- * subshells, background `&`, comments, unterminated quotes) makes it return `null`. It never runs
- * a shell and must not be used to build commands, only to classify them.
+ * subshells, background `&`, comments, unterminated quotes) makes it return `null`. Each word
+ * also says whether its first character comes from an unquoted glob or brace (`*`, `?`, `[`, `{`),
+ * whose expansion (a file name such as `--output=x`) we cannot see. It never runs a shell and must
+ * not be used to build commands, only to classify them.
  */
 import path from 'node:path';
 
@@ -16,6 +18,19 @@ const WRAPPER_FLAGS = new Set(['-c', '-lc']);
 const REJECTED_UNQUOTED = new Set(['$', '`', '(', ')', '<', '>']);
 /** Escapes that a backslash removes inside double quotes (bash semantics). */
 const DQ_ESCAPABLE = new Set(['$', '`', '"', '\\']);
+/** Unquoted characters that start pathname or brace expansion. */
+const EXPANDING_UNQUOTED = new Set(['*', '?', '[', '{']);
+
+/** One word of a plain command, after quote removal. */
+export interface ShellWord {
+  /** The word as the command receives it when nothing expands. */
+  text: string;
+  /**
+   * The word's first character is an unquoted `*`, `?`, `[` or `{`: the shell may replace the
+   * word by words we cannot see (any file name, or brace alternatives such as `{--out=x,y}`).
+   */
+  expandsAtStart: boolean;
+}
 
 /** The base name of an executable path (`/usr/bin/git` → `git`). */
 export function executableName(arg0: string): string {
@@ -51,9 +66,14 @@ type Separator = '&&' | '||' | '|' | ';' | '\n';
  * beyond words, quotes and the list operators, or when an operator has an empty side.
  */
 export function parsePlainShellScript(script: string): string[][] | null {
-  const commands: string[][] = [];
-  let current: string[] = [];
-  let word: string | null = null;
+  return parsePlainShellWords(script)?.map((command) => command.map((w) => w.text)) ?? null;
+}
+
+/** Like `parsePlainShellScript`, keeping what each word may expand to (see {@link ShellWord}). */
+export function parsePlainShellWords(script: string): ShellWord[][] | null {
+  const commands: ShellWord[][] = [];
+  let current: ShellWord[] = [];
+  let word: ShellWord | null = null;
   /** The operator that ended the previous command, when a command must still follow it. */
   let pending: Separator | null = null;
 
@@ -99,7 +119,10 @@ export function parsePlainShellScript(script: string): string[][] | null {
     } else {
       const piece = readWordPiece(script, i);
       if (piece === null) return null;
-      word = (word ?? '') + piece.text;
+      const isStart = word === null || word.text === '';
+      word ??= { text: '', expandsAtStart: false };
+      if (isStart && piece.end === i && EXPANDING_UNQUOTED.has(c)) word.expandsAtStart = true;
+      word.text += piece.text;
       i = piece.end;
     }
   }

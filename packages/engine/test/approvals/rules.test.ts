@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PrefixRules, proposePrefixRule } from '../../src/approvals/rules.js';
+import { isBannedPrefix, PrefixRules, proposePrefixRule } from '../../src/approvals/rules.js';
 import { formatPrefixRule, parseRules } from '../../src/approvals/rules-syntax.js';
 
 let home: string;
@@ -137,6 +137,73 @@ describe('PrefixRules', () => {
     const rules = await PrefixRules.load(home);
     await expect(rules.remember(['python3', '-c'])).rejects.toThrow(/arbitrary code/);
     await expect(rules.remember([])).rejects.toThrow();
+  });
+
+  it.each([['nice'], ['command'], ['timeout', '5'], ['A=1'], ['sudo', 'python3'], ['/usr/bin/python3'], ['env', '-i'], ['exec']])(
+    'treats the wrapper-only or interpreter prefix %j as banned',
+    (...prefix) => {
+      expect(isBannedPrefix(prefix)).toBe(true);
+    },
+  );
+});
+
+describe('forbidden and prompt rules see through assignments, wrappers and paths (issue row 9)', () => {
+  const rules = PrefixRules.fromText(
+    [
+      'prefix_rule(pattern=["rm"], decision="forbidden")',
+      'prefix_rule(pattern=["git", "push"], decision="prompt")',
+      'prefix_rule(pattern=["npm", "test"], decision="allow")',
+      'prefix_rule(pattern=["ls"], decision="allow")',
+    ].join('\n'),
+  );
+  const bash = (script: string): string[] => ['/bin/bash', '-lc', script];
+
+  it.each([
+    'rm -rf d',
+    'A=/cat rm -rf d',
+    'command rm -rf d',
+    'env rm -rf d',
+    'env -i FOO=1 rm -rf d',
+    'sudo -u x rm -rf d',
+    '/bin/rm -rf d',
+    '/usr/bin/rm -rf d',
+    'nice -n 5 rm -rf d',
+    'timeout 5 rm -rf d',
+    'exec rm -rf d',
+    'nohup rm -rf d',
+    'echo d | xargs rm -rf',
+    'rm -rf d > /dev/null',
+    'ls && rm -rf d 2>&1',
+    'echo $(rm -rf d)',
+    'echo `rm -rf d`',
+    '(rm -rf d)',
+    "sh -c 'rm -rf d'",
+    'eval rm -rf d',
+    'find . -exec rm -rf {} +',
+    'if true; then rm -rf d; fi',
+    "$'\\x72m' -rf d",
+  ])('forbids %j', (script) => {
+    expect(rules.evaluate(bash(script))).toBe('forbidden');
+  });
+
+  it.each(['A=1 git push', 'command git push origin', 'git push > log.txt', 'env git push'])('prompts for %j', (script) => {
+    expect(rules.evaluate(bash(script))).toBe('prompt');
+  });
+
+  it('matches allow rules only on the command as written', () => {
+    expect(rules.evaluate(bash('npm test'))).toBe('allow');
+    expect(rules.evaluate(bash('ls && npm test -- --watch'))).toBe('allow');
+    expect(rules.evaluate(bash('LD_PRELOAD=/tmp/x.so npm test'))).toBeNull();
+    expect(rules.evaluate(bash('env npm test'))).toBeNull();
+    expect(rules.evaluate(bash('command npm test'))).toBeNull();
+    expect(rules.evaluate(bash('npm test > out.txt'))).toBeNull();
+    expect(rules.evaluate(bash('npm test && command rm -rf d'))).toBe('forbidden');
+  });
+
+  it('does not forbid what only mentions rm', () => {
+    expect(rules.evaluate(bash('echo rm -rf d'))).toBeNull();
+    expect(rules.evaluate(bash('command -v rm'))).toBeNull();
+    expect(rules.evaluate(bash('grep rm notes.txt > hits.txt'))).toBeNull();
   });
 });
 

@@ -38,3 +38,14 @@ describe('SessionApprovals', () => {
     expect(s.arePathsApproved([], '/repo')).toBe(false);
   });
 });
+
+describe('session prefixes and shell expansion', () => {
+  it('does not treat a command whose words expand (braces, globs) as safe beside an approved prefix', () => {
+    const approvals = new SessionApprovals();
+    approvals.approveCommand(['bash', '-lc', 'npm test'], { prefixRule: ['npm', 'test'] });
+    expect(approvals.isCommandApproved(['bash', '-lc', 'npm test && sort lines.txt'])).toBe(true);
+    expect(approvals.isCommandApproved(['bash', '-lc', 'npm test && sort {--compress-program=sh,lines.txt}'])).toBe(false);
+    expect(approvals.isCommandApproved(['bash', '-lc', 'npm test && sort *'])).toBe(false);
+    expect(approvals.isCommandApproved(['bash', '-lc', 'npm test && cat *.txt'])).toBe(true);
+  });
+});

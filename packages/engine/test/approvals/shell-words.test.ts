@@ -1,6 +1,6 @@
 /** The small shell reader that splits `bash -lc` scripts into plain commands, and refuses everything else. */
 import { describe, expect, it } from 'vitest';
-import { parsePlainShellScript, parseShellWrapperCommands, shellWrapperScript } from '../../src/approvals/shell-words.js';
+import { parsePlainShellScript, parsePlainShellWords, parseShellWrapperCommands, shellWrapperScript } from '../../src/approvals/shell-words.js';
 
 describe('parsePlainShellScript', () => {
   it('splits a list of simple commands on every list operator', () => {
@@ -35,6 +35,25 @@ describe('parsePlainShellScript', () => {
       expect(parsePlainShellScript(script)).toBeNull();
     },
   );
+});
+
+describe('parsePlainShellWords', () => {
+  it('marks words whose first character is an unquoted glob or brace', () => {
+    const [words] = parsePlainShellWords(`cat * ?x [ab] {a,b} x* '*' "{a,b}" \\* ''* ~/f`) ?? [];
+    expect(words?.map((w) => [w.text, w.expandsAtStart])).toEqual([
+      ['cat', false],
+      ['*', true],
+      ['?x', true],
+      ['[ab]', true],
+      ['{a,b}', true],
+      ['x*', false],
+      ['*', false],
+      ['{a,b}', false],
+      ['*', false],
+      ['*', true],
+      ['~/f', false],
+    ]);
+  });
 });
 
 describe('shell wrappers', () => {
