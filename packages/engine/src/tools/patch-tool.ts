@@ -2,17 +2,21 @@
  * The `apply_patch` tool: a freeform (custom) tool on the Responses wire, a function taking
  * `{ input }` on the chat wire. It parses and verifies the whole patch before anything is
  * written, checks every path against the sandbox's writable roots, asks when the policy says so,
- * then writes, emits a fileChange item and the turn's aggregate diff.
+ * then writes, emits a fileChange item and the turn's aggregate diff. A patch inside the writable
+ * roots is written from inside the sandbox (`sandboxed-commit.ts`), so what the kernel resolves at
+ * write time is confined too, not only what the check saw; a patch the user approved outside the
+ * writable roots, and any patch under danger-full-access, is written in-process.
  */
 import { z } from 'zod';
 import type { FileUpdate, ThreadItem } from '@deputy/protocol';
 import { decidePatch } from '../approvals/policy.js';
-import { isWritablePath } from '../exec/sandbox.js';
+import { isWritablePath, resolveForWrite } from '../exec/sandbox.js';
 import type { ToolSpec } from '../model/types.js';
 import { PatchApplyError, PatchParseError } from './apply-patch/errors.js';
 import { APPLY_PATCH_LARK_GRAMMAR } from './apply-patch/grammar.js';
-import { commitPatch, planPatch, summarizeChanges, type PlannedChange } from './apply-patch/apply.js';
+import { commitPatch, displayPathFor, planPatch, summarizeChanges, type PlannedChange } from './apply-patch/apply.js';
 import { parsePatch } from './apply-patch/parser.js';
+import { commitPatchSandboxed } from './apply-patch/sandboxed-commit.js';
 import { TurnDiffTracker } from './apply-patch/turn-diff.js';
 import { abortTurn, askApproval, refusalText } from './shell/approval-flow.js';
 import type { ShellServices } from './shell/services.js';
@@ -69,31 +73,38 @@ function safeJson(text: string): unknown {
   }
 }
 
-/** Parses, checks, approves and applies a patch; returns the model-facing result. */
-export async function runPatch(patchText: string, ctx: ToolContext, services: ShellServices): Promise<ToolOutput> {
+/**
+ * Parses, checks, approves and applies a patch; returns the model-facing result. Relative paths
+ * of the patch resolve against `baseDir` (default the turn's cwd; the `cd dir && apply_patch`
+ * form and `exec_command`'s `workdir` give another), while the writable roots always come from
+ * the turn's cwd, so a patch sent from another directory cannot move them.
+ */
+export async function runPatch(patchText: string, ctx: ToolContext, services: ShellServices, baseDir: string = ctx.cwd): Promise<ToolOutput> {
   const started = Date.now();
   let planned: PlannedChange[];
   try {
-    planned = await planPatch(parsePatch(patchText), { cwd: ctx.cwd });
+    planned = await planPatch(parsePatch(patchText), { cwd: baseDir });
   } catch (error) {
     if (error instanceof PatchParseError || error instanceof PatchApplyError) return patchResult(1, started, error.message);
     throw error;
   }
   const changes = toFileUpdates(planned);
   const paths = planned.flatMap((c) => (c.movePath ? [c.path, c.movePath] : [c.path]));
+  // Where each path leads now. Session approvals are keyed by it: approving d/x while d was a
+  // directory must not approve d/x once d has become a symlink to somewhere else.
+  const targets = paths.map((p) => resolveForWrite(p));
   const allPathsWritable = paths.every((p) => isWritablePath(p, ctx.sandbox, ctx.cwd));
   const item: Extract<ThreadItem, { type: 'fileChange' }> = { type: 'fileChange', id: ctx.callId, changes, status: 'inProgress' };
   ctx.emit({ type: 'item.started', item, atMs: Date.now() });
-  const decision = decidePatch({ approvalPolicy: ctx.approvalPolicy, allPathsWritable, isApprovedForSession: services.sessionApprovals.arePathsApproved(paths) });
+  const decision = decidePatch({ approvalPolicy: ctx.approvalPolicy, allPathsWritable, isApprovedForSession: services.sessionApprovals.arePathsApproved(targets) });
   const finish = (status: 'completed' | 'failed' | 'declined') => ctx.emit({ type: 'item.completed', item: { ...item, status }, atMs: Date.now() });
   if (decision === 'reject') {
     finish('declined');
     return patchResult(1, started, `patch rejected: writing outside of the writable roots (${ctx.sandbox.type}) needs approval, and the approval policy is never`);
   }
   if (decision === 'ask') {
-    const outside = paths.find((p) => !isWritablePath(p, ctx.sandbox, ctx.cwd));
-    const request = { kind: 'patch' as const, callId: ctx.callId, changes, reason: outside ? `writes outside the writable roots: ${outside}` : null, grantRoot: null };
-    const outcome = await askApproval(ctx, services, request, { paths });
+    const request = { kind: 'patch' as const, callId: ctx.callId, changes, reason: outsideReason(paths, targets, ctx), grantRoot: null };
+    const outcome = await askApproval(ctx, services, request, { paths: targets });
     if (outcome !== 'proceed') {
       // Even an abort completes the item, so no fileChange is left in progress.
       finish('declined');
@@ -104,15 +115,51 @@ export async function runPatch(patchText: string, ctx: ToolContext, services: Sh
   const tracker = turnDiff(ctx);
   try {
     await tracker.trackBefore(planned);
-    await commitPatch(planned);
+    await writePatch(planned, ctx, services, { isSandboxed: ctx.sandbox.type !== 'danger-full-access' && allPathsWritable, paths, targets, baseDir });
   } catch (error) {
     finish('failed');
+    if (ctx.signal.aborted) throw error;
     if (error instanceof PatchApplyError) return patchResult(1, started, error.message);
     return patchResult(1, started, `failed to write the patch: ${(error as Error).message}`);
   }
   finish('completed');
   ctx.emit({ type: 'diff.updated', diff: await tracker.unifiedDiff() });
   return patchResult(0, started, summarizeChanges(planned, ctx.cwd));
+}
+
+/** The approval request's reason: the first path outside the writable roots (and where it leads), or null. */
+function outsideReason(paths: readonly string[], targets: readonly string[], ctx: ToolContext): string | null {
+  const index = paths.findIndex((p) => !isWritablePath(p, ctx.sandbox, ctx.cwd));
+  if (index < 0) return null;
+  const leadsTo = targets[index] !== paths[index] ? ` (resolves to ${targets[index]})` : '';
+  return `writes outside the writable roots: ${paths[index]}${leadsTo}`;
+}
+
+/**
+ * Writes the patch: under the sandbox when every path was inside the writable roots (the kernel
+ * then confines each path again at write time), else in-process, as the user approved. In-process
+ * under a sandboxing policy, every path must still lead where it led when the user was asked;
+ * that narrows, but cannot close, the window in which a swapped symlink redirects the write.
+ */
+async function writePatch(
+  planned: PlannedChange[],
+  ctx: ToolContext,
+  services: ShellServices,
+  how: { isSandboxed: boolean; paths: readonly string[]; targets: readonly string[]; baseDir: string },
+): Promise<void> {
+  if (how.isSandboxed) {
+    await commitPatchSandboxed(planned, { policy: ctx.sandbox, workspace: ctx.cwd, hiddenPaths: services.sandboxHiddenPaths, signal: ctx.signal });
+    return;
+  }
+  if (ctx.sandbox.type !== 'danger-full-access') {
+    how.paths.forEach((p, i) => {
+      const now = resolveForWrite(p);
+      if (now === how.targets[i]) return;
+      const shown = displayPathFor(p, how.baseDir);
+      throw new PatchApplyError(`${shown} changed on disk after the patch was checked (it now leads to ${now}); no files were modified. Read it again and retry.`, { path: shown });
+    });
+  }
+  await commitPatch(planned, { signal: ctx.signal });
 }
 
 function turnDiff(ctx: ToolContext): TurnDiffTracker {

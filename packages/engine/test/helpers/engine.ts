@@ -23,17 +23,24 @@ export interface TestEngine {
   close(): Promise<void>;
 }
 
-/** An ApprovalPort that records requests and answers from a queue (default `approved`). */
+/**
+ * An ApprovalPort that records requests and answers from a queue (default `approved`). A test
+ * can set `beforeAnswer` to act while the engine waits for the answer (e.g. change the disk
+ * between the approval request and the write).
+ */
 export class RecordingApprovals implements ApprovalPort {
   readonly requests: { kind: string; request: unknown }[] = [];
   readonly answers: ReviewDecision[] = [];
   fallback: ReviewDecision = 'approved';
+  beforeAnswer: ((kind: 'exec' | 'patch', request: unknown) => void | Promise<void>) | null = null;
   async requestExec(request: Parameters<ApprovalPort['requestExec']>[0]): Promise<ReviewDecision> {
     this.requests.push({ kind: 'exec', request });
+    await this.beforeAnswer?.('exec', request);
     return this.answers.shift() ?? this.fallback;
   }
   async requestPatch(request: Parameters<ApprovalPort['requestPatch']>[0]): Promise<ReviewDecision> {
     this.requests.push({ kind: 'patch', request });
+    await this.beforeAnswer?.('patch', request);
     return this.answers.shift() ?? this.fallback;
   }
 }

@@ -2,8 +2,9 @@
  * Without bubblewrap, nothing sandboxed runs: the engine's PATH is replaced by a directory that
  * holds the tools the commands need but no `bwrap`. Every sandboxed command, under every
  * approval policy, fails with the "install bubblewrap" message and never runs unsandboxed
- * (marker files), not even through the on-failure retry; danger-full-access, which needs no
- * sandbox, still runs, proving the PATH itself works.
+ * (marker files), not even through the on-failure retry; a patch inside the workspace, which is
+ * written from inside the sandbox, fails the same way and writes nothing; danger-full-access,
+ * which needs no sandbox, still runs, proving the PATH itself works.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, symlink } from 'node:fs/promises';
@@ -11,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ApprovalPolicy, SandboxPolicy } from '@deputy/protocol';
 import { findBwrap } from '../../src/exec/sandbox-probe.js';
-import { completedItems, execCall, FULL_ACCESS, READ_ONLY, SafetyHarness, unfinishedItems, WORKSPACE_WRITE } from './harness.js';
+import { addFilePatch, completedItems, execCall, FULL_ACCESS, patchCall, READ_ONLY, SafetyHarness, unfinishedItems, WORKSPACE_WRITE } from './harness.js';
 
 const INSTALL_MESSAGE = /^failed to run command: Sandbox unavailable: bubblewrap \(bwrap\) was not found on PATH\. Install it with: apt-get install bubblewrap$/;
 
@@ -55,6 +56,16 @@ describe('when bwrap is missing', () => {
     const [item] = completedItems(result.events, 'commandExecution');
     expect(item).toMatchObject({ status: 'failed', exitCode: -1 });
     expect(item?.aggregatedOutput).toMatch(/install it with: apt-get install bubblewrap/i);
+    expect(unfinishedItems(result.events)).toEqual([]);
+  });
+
+  it.each(['never', 'untrusted'] as const)('fails a patch inside the workspace with the install message and writes nothing (%s)', async (policy) => {
+    const cwd = await h.newWorkspace();
+    const thread = await h.startThread({ approvalPolicy: policy, sandbox: WORKSPACE_WRITE, cwd });
+    const result = await h.runTurn(thread, [patchCall(addFilePatch('notes.txt', 'hello'))], ['approved'], 'approved');
+    expect(result.toldModel[0]).toMatch(/^Exit code: 1\n[\s\S]*failed to write the patch: Sandbox unavailable: bubblewrap \(bwrap\) was not found on PATH\. Install it with: apt-get install bubblewrap$/);
+    expect(existsSync(join(cwd, 'notes.txt'))).toBe(false);
+    expect(completedItems(result.events, 'fileChange').map((i) => i.status)).toEqual(['failed']);
     expect(unfinishedItems(result.events)).toEqual([]);
   });
 

@@ -64,7 +64,8 @@ export function execCommandTool(services: ShellServices) {
 async function execCommand(args: ExecCommandArgs, ctx: ToolContext, services: ShellServices): Promise<ToolOutput> {
   const cwd = resolve(ctx.cwd, args.workdir ?? '.');
   const heredoc = extractHeredocPatch(args.cmd);
-  if (heredoc) return runPatch(heredoc.patch, { ...ctx, cwd: resolve(cwd, heredoc.workdir ?? '.') }, services);
+  // The patch's paths resolve against the command's directory; its writable roots stay the turn's.
+  if (heredoc) return runPatch(heredoc.patch, ctx, services, resolve(cwd, heredoc.workdir ?? '.'));
   const argv = shellArgv(args.cmd, { shell: args.shell, login: args.login });
   const prefixRule = proposePrefixRule(argv, args.prefix_rule && args.prefix_rule.length > 0 ? args.prefix_rule : null);
   const isApprovedForSession = services.sessionApprovals.isCommandApproved(argv);
@@ -103,6 +104,8 @@ async function execCommand(args: ExecCommandArgs, ctx: ToolContext, services: Sh
     services.sessions.start({
       argv,
       cwd,
+      // The writable roots come from the turn, never from the command's workdir.
+      sandboxCwd: ctx.cwd,
       env: services.childEnv(),
       tty: args.tty ?? false,
       sandbox: policy,

@@ -18,6 +18,8 @@ export interface ShellServices {
   rules: PrefixRules;
   /** The environment a child process gets (after shell_environment_policy). */
   childEnv(): Record<string, string>;
+  /** Paths hidden inside the sandbox (as for `sessions`); apply_patch's sandboxed writer hides them too. */
+  sandboxHiddenPaths?: readonly string[];
 }
 
 /** The services each thread's tool registry was built with; weak, so closed threads drop out. */
