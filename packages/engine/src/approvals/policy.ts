@@ -131,7 +131,8 @@ export interface PatchDecisionInput {
  * asks; otherwise patches inside the writable roots apply; outside them `never` refuses and the
  * other policies ask. A session approval of all its paths turns "ask" into "apply".
  * Deviation: the reference lets `on-failure` try an outside write in the sandbox and asks when
- * that fails; patches are applied in-process here, so `on-failure` asks up front.
+ * that fails; here the paths are checked before writing (the sandboxed writer would refuse an
+ * outside write anyway), so `on-failure` asks up front.
  */
 export function decidePatch(input: PatchDecisionInput): 'apply' | 'ask' | 'reject' {
   const askOrApply = input.isApprovedForSession ? 'apply' : 'ask';
