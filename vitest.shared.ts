@@ -11,10 +11,13 @@ const root = fileURLToPath(new URL('.', import.meta.url));
 export const workspaceAlias: Record<string, string> = {
   '@deputy/protocol/jsonrpc': `${root}packages/protocol/src/jsonrpc.ts`,
   '@deputy/protocol/handshake': `${root}packages/protocol/src/app-server/handshake.ts`,
+  '@deputy/protocol/mcp-tools': `${root}packages/protocol/src/mcp-tools.ts`,
   '@deputy/rpc/core': `${root}packages/rpc/src/core.ts`,
   '@deputy/protocol': `${root}packages/protocol/src/index.ts`,
+  '@deputy/engine/facts': `${root}packages/engine/src/facts.ts`,
   '@deputy/engine': `${root}packages/engine/src/index.ts`,
   '@deputy/test-support': `${root}packages/test-support/src/index.ts`,
+  '@deputy/demo-model': `${root}packages/demo-model/src/index.ts`,
   '@deputy/rpc': `${root}packages/rpc/src/index.ts`,
   '@deputy/mcp-server': `${root}apps/mcp-server/src/index.ts`,
   '@deputy/app-server': `${root}apps/app-server/src/index.ts`,

@@ -4,10 +4,10 @@
  * `listening on` line per listener on stderr, plus a warning when a Unix socket sits in a
  * directory other users can write, and serves
  * until stdin reaches EOF (stdio mode), a SIGINT/SIGTERM arrives, or a caller's signal aborts.
- * Start-up stays lean: the configuration is loaded from the home (starting the offline demo model
- * when it is the provider) together with the engine, by the first request after `initialize`;
- * a configuration that does not load then ends the server with exit code 1. Returns the process
- * exit code; never calls `process.exit`.
+ * Start-up stays lean: the configuration is loaded from the home together with the engine, by the
+ * first request after `initialize` (the engine runs the offline demo model itself when that is the
+ * provider, from its first model request); a configuration that does not load then ends the
+ * server with exit code 1. Returns the process exit code; never calls `process.exit`.
  */
 import { mkdirSync } from 'node:fs';
 import type { ResolvedConfig } from '@deputy/engine';
@@ -48,33 +48,12 @@ interface Opened {
   warnings?: readonly string[];
 }
 
-/** A demo model server started for the offline `demo` provider. */
-interface DemoServer {
-  url: string;
-  close(): Promise<void>;
-}
-
-async function startDemo(stderr: (text: string) => void): Promise<DemoServer> {
-  // test-support ships the scripted demo model; loaded only when the demo provider is in use.
-  const specifier = '@deputy/test-support';
-  const support = (await import(specifier)) as { startDemoModelServer(): Promise<DemoServer> };
-  const demo = await support.startDemoModelServer();
-  stderr('deputy app-server: no model provider configured; serving the built-in offline demo model (a scripted model, not a real one)\n');
-  return demo;
-}
-
 /**
  * The configuration as the server loads it on first need: from the home, with the command line's
- * overrides and profile; its warnings are logged, and the demo model is started (once) when it is
- * the provider. `demo()` gives the demo server to close, if one was started.
+ * overrides and profile (once it has loaded, it is not loaded again); its warnings are logged, and
+ * the offline demo model is announced when it is the provider.
  */
-function deferredConfig(
-  args: AppServerArgs,
-  home: string,
-  options: Required<Omit<RunOptions, 'signal'>>,
-  logger: AppLogger,
-): DeferredConfig & { demo(): Promise<DemoServer | null> } {
-  let demo: Promise<DemoServer> | null = null;
+function deferredConfig(args: AppServerArgs, home: string, options: Required<Omit<RunOptions, 'signal'>>, logger: AppLogger): DeferredConfig {
   return {
     home,
     async load(): Promise<ResolvedConfig> {
@@ -82,12 +61,11 @@ function deferredConfig(
       const config = await loadConfig({ home, cwd: options.cwd, overrides: args.configOverrides, profile: args.profile, env: options.env });
       for (const warning of config.warnings) logger.warn(warning);
       if (config.modelProviderId === 'demo') {
-        demo ??= startDemo(options.stderr);
-        config.provider.baseUrl = (await demo).url;
+        const why = config.usingDemoFallback ? 'no model provider configured; ' : '';
+        options.stderr(`deputy app-server: ${why}serving the built-in offline demo model (a scripted model, not a real one)\n`);
       }
       return config;
     },
-    demo: () => (demo ? demo.catch(() => null) : Promise.resolve(null)),
   };
 }
 
@@ -183,7 +161,6 @@ async function serve(args: AppServerArgs, options: Required<Omit<RunOptions, 'si
     options.signal?.removeEventListener('abort', onSignal);
     await Promise.all(opened.map((o) => o.listener.close().catch(() => undefined)));
     await server.close();
-    await (await config.demo())?.close();
   }
 }
 

@@ -3,7 +3,8 @@
  * `config/batchWrite`, new threads (start, fork) get the written defaults, model and provider,
  * while a loaded thread keeps its settings and its provider; `config/read`, `model/list`,
  * `account/read` and `hooks/list` follow; a write the engine cannot use is refused; the offline
- * demo model keeps serving across a write. A second scripted model server stands for a second
+ * demo provider keeps serving across a write, and a write that chooses it puts new threads on
+ * the demo model the engine runs itself. A second scripted model server stands for a second
  * provider; which server a turn reached is read from their recorded requests.
  */
 import { readFile, writeFile } from 'node:fs/promises';
@@ -203,10 +204,10 @@ describe('the offline demo model', () => {
     let app: DeputyAppServer | null = null;
     let client: WireClient | null = null;
     try {
-      await writeFile(join(temp.home, 'config.toml'), 'approval_policy = "on-request"\n');
+      // The demo provider's table points it at this test's scripted server (no provider chosen, no key).
+      await writeFile(join(temp.home, 'config.toml'), `approval_policy = "on-request"\n\n[model_providers.demo]\nbase_url = "${demo.url}"\n`);
       const config = await loadConfig({ home: temp.home, cwd: temp.cwd, env: {} });
       expect(config).toMatchObject({ modelProviderId: 'demo', usingDemoFallback: true });
-      config.provider.baseUrl = demo.url; // as `deputy app-server` does once the demo model runs
       app = await DeputyAppServer.start({ config, cwd: temp.cwd, validateOutput: true, logger: createLogger('error') });
       const [serverSide, clientSide] = createMemoryTransportPair();
       app.accept(serverSide, 'memory');
@@ -226,5 +227,23 @@ describe('the offline demo model', () => {
       await demo.close();
       await temp.cleanup();
     }
+  });
+
+  it('serves new threads from the built-in demo model once a write chooses it', async () => {
+    const server = await harness();
+    const client = await server.connect();
+    const before = await client.call<Session>('thread/start', {});
+    expect(before.modelProvider).toBe('mock');
+
+    await client.call('config/value/write', { keyPath: 'model_provider', value: 'demo', mergeStrategy: 'replace' });
+    const started = await client.call<Session>('thread/start', {});
+    expect(started).toMatchObject({ modelProvider: 'demo' });
+    const asked = server.model.requests.length;
+    const done = await runTurn(client, started.thread.id, 'what is in this folder?');
+    expect(done.params.turn).toMatchObject({ status: 'completed' });
+    const items = client.notifications('item/completed').map((n) => n.params.item as { type: string; text?: string; command?: string });
+    expect(items.find((i) => i.type === 'commandExecution')?.command).toContain('ls -la');
+    expect(items.filter((i) => i.type === 'agentMessage').at(-1)?.text).toMatch(/offline demo model/);
+    expect(server.model.requests).toHaveLength(asked);
   });
 });

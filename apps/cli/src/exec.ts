@@ -7,7 +7,6 @@ import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ApprovalPolicy, EngineEvent, SandboxMode } from '@deputy/protocol';
 import { EngineRuntime, loadConfig, resolveHome, sandboxPolicyFromMode, ThreadManager, ThreadNotFoundError, type ResolvedConfig } from '@deputy/engine';
-import { startDemoModelServer } from '@deputy/test-support';
 import { renderEvent } from './render.js';
 import { UsageError } from './usage-error.js';
 import { terminalApprovals } from './terminal-approvals.js';
@@ -35,8 +34,11 @@ export async function readPrompt(prompt: string): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Loads config for the CLI, starting the offline demo model when it is the provider. */
-export async function loadCliConfig(options: Pick<ExecOptions, 'config' | 'profile' | 'model' | 'cd'>, log: (line: string) => void): Promise<{ config: ResolvedConfig; close: () => Promise<void> }> {
+/**
+ * Loads config for the CLI and says so when it falls back to the offline demo model (the engine
+ * runs that model itself, from the first model request).
+ */
+export async function loadCliConfig(options: Pick<ExecOptions, 'config' | 'profile' | 'model' | 'cd'>, log: (line: string) => void): Promise<ResolvedConfig> {
   const config = await loadConfig({
     home: resolveHome(process.env),
     cwd: options.cd ?? process.cwd(),
@@ -47,14 +49,11 @@ export async function loadCliConfig(options: Pick<ExecOptions, 'config' | 'profi
   });
   // The demo fallback is announced below in the CLI's own words; other warnings pass through.
   for (const warning of config.warnings) if (!(config.usingDemoFallback && warning.includes('demo model'))) log(`warning: ${warning}`);
-  if (config.modelProviderId !== 'demo') return { config, close: async () => {} };
-  const server = await startDemoModelServer();
-  config.provider.baseUrl = server.url;
   if (config.usingDemoFallback) {
     log('deputy: no API key or model provider configured, so this runs the built-in offline demo model (a scripted model, not a real one).');
     log(`deputy: set OPENAI_API_KEY, or set model_provider in ${join(config.home, 'config.toml')}, to use a real model.`);
   }
-  return { config, close: () => server.close() };
+  return config;
 }
 
 /** Runs `deputy exec`; returns the process exit code. */
@@ -66,7 +65,7 @@ export async function runExec(target: ExecTarget, promptArg: string, options: Ex
     return 2;
   }
   if (options.cd !== undefined) options = { ...options, cd: existingDirectory(options.cd) };
-  const { config, close } = await loadCliConfig(options, log);
+  const config = await loadCliConfig(options, log);
   const approvalPolicy: ApprovalPolicy | undefined = options.fullAuto ? 'on-request' : options.askForApproval;
   const sandboxMode: SandboxMode | undefined = options.fullAuto ? 'workspace-write' : options.sandbox;
   const runtime = await EngineRuntime.create({
@@ -101,7 +100,7 @@ export async function runExec(target: ExecTarget, promptArg: string, options: Ex
     return turn.status === 'completed' ? 0 : 1;
   } finally {
     await manager.close();
-    await close();
+    await runtime.close();
   }
 }
 

@@ -4,7 +4,7 @@
  * interrupted with the items it completed, and the next model request is valid (every tool call
  * has an output). Ctrl-C (SIGINT) interrupts the turn cleanly instead.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +17,7 @@ import {
   makeTempHome,
   startScriptedModelServer,
   text,
+  waitFor,
   type RecordedRequest,
   type ScriptedModelServer,
   type TempHome,
@@ -84,13 +85,8 @@ function unanswered(request: RecordedRequest): string[] {
 
 /** Waits until the CLI has announced its thread id on stderr. */
 async function threadIdOf(cli: CliProcess): Promise<string> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const match = /deputy: thread (\S+)/.exec(cli.stderr());
-    if (match) return match[1]!;
-    if (Date.now() > deadline) throw new Error(`no thread id on stderr:\n${cli.stderr()}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  const match = await waitFor(() => /deputy: thread (\S+)/.exec(cli.stderr()), 10_000, () => `a thread id on stderr:\n${cli.stderr()}`);
+  return match[1]!;
 }
 
 describe('kill -9 mid-turn', () => {
@@ -138,16 +134,7 @@ describe('kill -9 mid-turn', () => {
     const cli = startCli(['exec', 'run something long'], { home: temp.home, cwd: temp.cwd });
     processes.push(cli);
     const threadId = await threadIdOf(cli);
-    const deadline = Date.now() + 10_000;
-    let pid = 0;
-    while (pid === 0) {
-      try {
-        pid = Number(readFileSync(pidFile, 'utf8').trim()) || 0;
-      } catch {
-        if (Date.now() > deadline) throw new Error('the command never started');
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    }
+    const pid = await waitFor(() => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : 0), 10_000, 'the command to start');
     groups.push(pid);
     process.kill(cli.pid, 'SIGKILL');
     await cli.exited();

@@ -1,7 +1,7 @@
 /**
- * Config files tests share: the commented config.toml of the reference's config-write capture
- * (shared/spec/captures/app-server/09-config.jsonl, `09-config-toml-snapshots.json` "before"),
- * with its model provider pointed at a given URL.
+ * Config files tests share: the commented config.toml the reference's config-write capture started
+ * from (`packages/protocol/test/fixtures/app-server/captures/app-server/09-config.jsonl`), with its
+ * model provider pointed at a given URL.
  */
 
 /** The reference capture's config.toml (comments, an inline comment, blank lines), provider at `modelUrl`. */

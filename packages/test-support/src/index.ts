@@ -1,7 +1,9 @@
 /**
- * @deputy/test-support: a scripted OpenAI-compatible model server (Responses and Chat
- * Completions streams, faults, request recording), the offline demo model script, and temp
- * directories. Used by tests and, for the demo provider, by the CLI at run time.
+ * @deputy/test-support: what tests share. The per-test scripted model server (Responses and Chat
+ * Completions streams, faults, request recording) and the demo script come from
+ * `@deputy/demo-model`, the runtime package the engine's offline provider runs on; this package
+ * adds temp homes, config fixtures and the one bounded `waitFor`. Tests and benches only: no
+ * shipped code imports it.
  */
 export {
   startScriptedModelServer,
@@ -9,8 +11,6 @@ export {
   type ScriptedModelServerOptions,
   type ScriptedModelEntry,
   type StepHandler,
-} from './scripted-model-server.js';
-export {
   text,
   functionCall,
   customToolCall,
@@ -26,8 +26,6 @@ export {
   type CustomToolCallOutput,
   type ReasoningOutput,
   type UsageSpec,
-} from './scripted-steps.js';
-export {
   lastUserText,
   functionCalls,
   functionOutputs,
@@ -39,7 +37,11 @@ export {
   type ConversationToolCall,
   type ConversationToolOutput,
   type ConversationTail,
-} from './request-matchers.js';
-export { demoScript, startDemoModelServer, summariseListing, parseLsListing } from './demo-script.js';
+  demoScript,
+  startDemoModelServer,
+  summariseListing,
+  parseLsListing,
+} from '@deputy/demo-model';
 export { makeTempHome, type TempHome } from './temp-home.js';
 export { commentedConfigToml } from './config-fixtures.js';
+export { waitFor } from './wait-for.js';

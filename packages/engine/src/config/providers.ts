@@ -25,7 +25,7 @@ export const DEMO_PROVIDER_ID = 'demo';
 export interface ModelProviderInfo {
   id: string;
   name: string;
-  /** `null` only for `demo`, whose URL the front end fills in at run time. */
+  /** `null` only for `demo`, whose server the engine runs itself (`model/local-providers.ts`). */
   baseUrl: string | null;
   envKey: string | null;
   envKeyInstructions: string | null;

@@ -6,7 +6,9 @@
  * written to auth.json). New threads take the current config; a thread keeps the model client,
  * wire, catalogue facts and shell environment it was built with (Codex threads keep running on
  * the provider they started on), while every client follows a change of the stored key. Never
- * edits a config in place: each change makes a new `ResolvedConfig`.
+ * edits a config in place: each change makes a new `ResolvedConfig`. A provider without a base
+ * URL that the engine runs itself (the offline `demo` model) is started with its first model
+ * request, whichever config chose it, and stopped by `close()`.
  */
 import { resolve } from 'node:path';
 import type { SandboxPolicy } from '@deputy/protocol';
@@ -21,19 +23,19 @@ import { resolveProvider } from '../config/resolve-config.js';
 import { buildChildEnv, ShellEnvironmentPolicySchema, withExecEnvDefaults, type ShellEnvironmentPolicy } from '../exec/env.js';
 import { ExecSessionManager } from '../exec/exec-session.js';
 import { describeModel } from '../model/catalog.js';
+import { BUILT_IN_LOCAL_PROVIDERS, LocalProviderClient, LocalServers, type LocalProviders } from '../model/local-providers.js';
 import { createModelClient, type ProviderConnection } from '../model/provider.js';
 import type { ModelClient, ModelRequest, ModelStreamEvent } from '../model/types.js';
 import { applyPatchTool } from '../tools/patch-tool.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { execCommandTool } from '../tools/shell/exec-command.js';
-import { registerShellServices, type ShellServices } from '../tools/shell/services.js';
+import type { ShellServices } from '../tools/shell/services.js';
 import { writeStdinTool } from '../tools/shell/write-stdin.js';
 import { updatePlanTool } from '../tools/update-plan/update-plan.js';
 import { viewImageTool } from '../tools/view-image/view-image.js';
 import { DEFAULT_PROJECT_DOC_MAX_BYTES } from './context.js';
 import { sandboxPolicyFromMode, type ThreadSettings } from './settings.js';
-import type { ModelInfo, ThreadDeps } from './thread.js';
-import type { StartThreadOptions } from './thread-manager.js';
+import type { ModelInfo, StartThreadOptions, ThreadDeps } from './thread-types.js';
 
 /** The version Deputy reports (rollouts, user agent, `deputy --version`). */
 export const DEPUTY_VERSION = '0.1.0';
@@ -46,6 +48,12 @@ export interface EngineRuntimeOptions {
   source: string;
   /** Overrides the model client built from the config's provider (tests). */
   modelClient?: ModelClient;
+  /**
+   * The providers the runtime runs itself when the config gives them no base URL, by id; each
+   * starts with its first model request and stops with `close()`. Defaults to the built-in
+   * offline `demo` model.
+   */
+  localProviders?: LocalProviders;
   /**
    * More paths to hide from sandboxed commands besides the home (which is always hidden): the
    * front door's control sockets and token files kept elsewhere.
@@ -65,8 +73,8 @@ export class EngineRuntime {
   readonly #clients = new Map<string, ProviderClient>();
   /** The client new threads get. */
   #current: ProviderClient | null = null;
-  /** Base URLs the front door filled in at run time (the demo model's), by provider id. */
-  readonly #filledBaseUrls = new Map<string, string>();
+  /** The servers of local providers (the demo model), started on first need. */
+  readonly #local: LocalServers;
   #envPolicy: ShellEnvironmentPolicy;
   /** Paths no sandboxed command may see: the home (credentials, sessions, rules) and the front door's secrets. */
   readonly #hiddenPaths: string[] = [];
@@ -78,9 +86,11 @@ export class EngineRuntime {
     readonly source: string,
     readonly rules: PrefixRules,
     modelClient: ModelClient | undefined,
+    localProviders: LocalProviders,
   ) {
     this.#fixedClient = modelClient ?? null;
-    this.#config = this.#withRunTimeFacts(config, config.sources.storedOpenaiKey);
+    this.#local = new LocalServers(localProviders);
+    this.#config = config;
     this.#envPolicy = envPolicyOf(this.#config);
     if (!this.#fixedClient) {
       // The configured provider must be usable at start (a missing key fails here, naming its
@@ -93,7 +103,8 @@ export class EngineRuntime {
   /** Builds a runtime (reads the home's remembered rules). */
   static async create(options: EngineRuntimeOptions): Promise<EngineRuntime> {
     const rules = await PrefixRules.load(options.config.home);
-    const runtime = new EngineRuntime(options.config, options.approvals, options.source, rules, options.modelClient);
+    const local = options.localProviders ?? BUILT_IN_LOCAL_PROVIDERS;
+    const runtime = new EngineRuntime(options.config, options.approvals, options.source, rules, options.modelClient, local);
     runtime.hideFromSandbox(options.config.home, ...(options.sandboxHiddenPaths ?? []));
     return runtime;
   }
@@ -143,14 +154,14 @@ export class EngineRuntime {
    * Makes `next` the current config (a config write or reload; it must be of this home): new
    * threads take its defaults, its provider (a client per provider setup, made on first need and
    * kept for the threads built on it), its catalogue facts and its shell environment policy;
-   * loaded threads keep theirs. The stored key and a base URL filled in at run time (the demo
-   * model's) carry over. A provider that cannot be used (a missing key, no base URL) fails the
+   * loaded threads keep theirs. The stored key carries over. A provider that cannot be used (a
+   * missing key, no base URL and not run locally) fails the
    * next request of a thread built on it, naming what is missing. Throws `ConfigError` (nothing
    * applied) for another home or a `shell_environment_policy` that does not parse.
    */
   applyConfig(next: ResolvedConfig): void {
     const envPolicy = this.checkConfig(next);
-    const config = this.#withRunTimeFacts(next, this.#config.sources.storedOpenaiKey);
+    const config = withStoredKey(next, this.#config.sources.storedOpenaiKey);
     this.#config = config;
     this.#envPolicy = envPolicy;
     if (!this.#fixedClient) this.#current = this.#clientFor(config);
@@ -198,17 +209,11 @@ export class EngineRuntime {
   }
 
   /**
-   * `config` with the stored key `stored` (the runtime's: a login while the caller resolved
-   * `config` is not lost) and a base URL filled in at run time for its provider.
+   * Stops the servers of local providers started so far (the demo model). Call it after the
+   * threads are closed; a later model request starts its server again.
    */
-  #withRunTimeFacts(config: ResolvedConfig, stored: string | null): ResolvedConfig {
-    const id = config.modelProviderId;
-    const configured = config.modelProviders[id]?.baseUrl ?? null;
-    const filled = config.provider.baseUrl;
-    if (filled !== null && filled !== configured) this.#filledBaseUrls.set(id, filled);
-    const known = this.#filledBaseUrls.get(id);
-    const out = filled === null && known !== undefined ? { ...config, provider: { ...config.provider, baseUrl: known } } : config;
-    return withStoredKey(out, stored);
+  close(): Promise<void> {
+    return this.#local.close();
   }
 
   /** The client of `config`'s provider setup: the existing one, or a new one. */
@@ -216,7 +221,7 @@ export class EngineRuntime {
     const key = providerKey(config);
     let client = this.#clients.get(key);
     if (!client) {
-      client = new ProviderClient(config);
+      client = new ProviderClient(config, (c) => connect(c, this.#local));
       this.#clients.set(key, client);
     }
     return client;
@@ -256,6 +261,7 @@ export class EngineRuntime {
       sessionApprovals: new SessionApprovals(),
       rules: this.rules,
       childEnv: () => withExecEnvDefaults(buildChildEnv(process.env, envPolicy)),
+      sandboxHiddenPaths: this.#hiddenPaths,
     };
     const tools = new ToolRegistry([
       execCommandTool(services),
@@ -264,18 +270,17 @@ export class EngineRuntime {
       applyPatchTool(services),
       viewImageTool,
     ] as never[]);
-    registerShellServices(tools, services);
     return { tools, services, close: () => sessions.killAll() };
   }
 }
 
 /**
  * The connection for the configured provider. Checks the key (a missing one is an error naming
- * its variable); a base URL filled in at run time (the demo model's) wins over the config's.
+ * its variable) and the base URL.
  */
 export function providerConnection(config: ResolvedConfig): ProviderConnection {
   const resolved = resolveProvider(config);
-  const baseUrl = config.provider.baseUrl ?? resolved.baseUrl;
+  const baseUrl = resolved.baseUrl;
   if (!baseUrl) throw new ConfigError(`${config.configPath}: model_providers.${resolved.id}.base_url: expected a URL, got nothing`);
   return { ...resolved, baseUrl };
 }
@@ -285,7 +290,7 @@ function withStoredKey(config: ResolvedConfig, stored: string | null): ResolvedC
   if (config.sources.storedOpenaiKey === stored) return config;
   const sources = { ...config.sources, storedOpenaiKey: stored };
   const info = config.modelProviders[config.modelProviderId];
-  const provider = info ? { ...resolveProviderInfo(info, sources, false), baseUrl: config.provider.baseUrl } : config.provider;
+  const provider = info ? resolveProviderInfo(info, sources, false) : config.provider;
   return { ...config, sources, provider };
 }
 
@@ -325,8 +330,11 @@ function envPolicyOf(config: ResolvedConfig): ShellEnvironmentPolicy {
 class ProviderClient implements ModelClient {
   #current: ModelClient | MissingApiKeyError | ConfigError;
 
-  constructor(public config: ResolvedConfig) {
-    this.#current = connect(config);
+  constructor(
+    public config: ResolvedConfig,
+    private readonly makeClient: (config: ResolvedConfig) => ModelClient | MissingApiKeyError | ConfigError,
+  ) {
+    this.#current = makeClient(config);
   }
 
   /** Why requests fail, or null when the provider is usable. */
@@ -337,7 +345,7 @@ class ProviderClient implements ModelClient {
   /** Sends later requests with `config`'s connection (same setup, another key). */
   connect(config: ResolvedConfig): void {
     this.config = config;
-    this.#current = connect(config);
+    this.#current = this.makeClient(config);
   }
 
   async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
@@ -347,9 +355,14 @@ class ProviderClient implements ModelClient {
   }
 }
 
-/** A client for `config`'s provider, or the error that says why there is none. */
-function connect(config: ResolvedConfig): ModelClient | MissingApiKeyError | ConfigError {
+/**
+ * A client for `config`'s provider, or the error that says why there is none. A provider with no
+ * base URL that `local` runs gets a client that starts its server with the first request.
+ */
+function connect(config: ResolvedConfig, local: LocalServers): ModelClient | MissingApiKeyError | ConfigError {
   try {
+    const resolved = resolveProvider(config);
+    if (resolved.baseUrl === null && local.serves(resolved.id)) return new LocalProviderClient(local, resolved);
     return createModelClient(providerConnection(config));
   } catch (e) {
     if (e instanceof MissingApiKeyError || e instanceof ConfigError) return e;

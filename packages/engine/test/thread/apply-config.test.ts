@@ -1,8 +1,9 @@
 /**
  * `EngineRuntime.applyConfig`: a config written while the engine runs reaches new threads (their
  * defaults, their provider, their shell environment) while loaded threads keep what they were
- * built with; stored-key changes reach every provider client; a run-time base URL (the demo
- * model's) carries over; an unusable config is refused whole. Real files in a temp home, real
+ * built with; stored-key changes reach every provider client; the demo model the runtime runs
+ * itself serves every config that chooses it, without any config being edited; an unusable
+ * config is refused whole. Real files in a temp home, real
  * scripted model servers, the real openai SDK; the config changes through `writeUserConfig`, as
  * the app-server writes it.
  */
@@ -14,6 +15,7 @@ import { writeUserConfig, type ConfigEdit } from '../../src/config/config-write.
 import { ConfigError } from '../../src/config/errors.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { ResolvedConfig } from '../../src/config/resolve-config.js';
+import type { LocalProvider } from '../../src/model/local-providers.js';
 import { EngineRuntime } from '../../src/thread/runtime.js';
 import { ThreadManager } from '../../src/thread/thread-manager.js';
 import type { Thread } from '../../src/thread/thread.js';
@@ -78,6 +80,19 @@ async function written(runtime: EngineRuntime, edits: Array<[string, unknown]>):
 /** The model requests a server received (not `GET /models`). */
 function modelRequests(server: ScriptedModelServer) {
   return server.requests.filter((r) => r.wire !== 'models');
+}
+
+/** A local provider that serves from `server` (left open: the test closes it) and counts starts and stops. */
+function countedLocal(server: ScriptedModelServer): LocalProvider & { starts: number; closes: number } {
+  const counted = {
+    starts: 0,
+    closes: 0,
+    start: async () => {
+      counted.starts += 1;
+      return { url: server.url, close: async () => void (counted.closes += 1) };
+    },
+  };
+  return counted;
 }
 
 async function runTurn(thread: Thread, input = 'hi'): Promise<{ status: string; error?: { message: string } | null }> {
@@ -196,25 +211,54 @@ describe('EngineRuntime.applyConfig', () => {
     expect((await runTurn(loaded)).status).toBe('completed');
   });
 
-  it('carries a base URL filled in at run time (the demo model) over to each later config', async () => {
+  it('serves the demo provider from its own local server across later configs, starting it once', async () => {
     const { second, temp } = await start(BASE);
-    // The offline demo fallback: no provider, no key; the front door fills in its model's URL.
+    // The offline demo fallback: no provider, no key; the runtime runs the demo model itself.
     await fs.writeFile(join(temp.home, 'config.toml'), 'approval_policy = "on-request"\n');
     const demo = await loadConfig({ home: temp.home, cwd: temp.cwd, env: {} });
     expect(demo).toMatchObject({ modelProviderId: 'demo', usingDemoFallback: true });
-    demo.provider.baseUrl = second.url;
-    const runtime = await EngineRuntime.create({ config: demo, approvals: new RecordingApprovals(), source: 'exec' });
+    const demoBefore = JSON.stringify(demo);
+    const local = countedLocal(second);
+    const runtime = await EngineRuntime.create({ config: demo, approvals: new RecordingApprovals(), source: 'exec', localProviders: { demo: local } });
     const manager = await ThreadManager.open(runtime);
     try {
       runtime.applyConfig(await written(runtime, [['approval_policy', 'never']]));
-      expect(runtime.config).toMatchObject({ modelProviderId: 'demo', approvalPolicy: 'never', provider: { baseUrl: second.url } });
+      expect(runtime.config).toMatchObject({ modelProviderId: 'demo', approvalPolicy: 'never', provider: { baseUrl: null } });
+      expect(local.starts).toBe(0);
       const thread = await manager.start({ cwd: temp.cwd });
       expect(thread.settings.approvalPolicy).toBe('never');
       expect((await runTurn(thread)).status).toBe('completed');
-      expect(modelRequests(second).at(-1)?.body.model).toBe('demo-scripted');
+      expect((await runTurn(await manager.start({ cwd: temp.cwd }))).status).toBe('completed');
+      expect(modelRequests(second).map((r) => r.body.model)).toEqual(['demo-scripted', 'demo-scripted']);
+      expect(local.starts).toBe(1);
+      expect(JSON.stringify(demo)).toBe(demoBefore);
     } finally {
       await manager.close();
+      await runtime.close();
     }
+    expect(local.closes).toBe(1);
+  });
+
+  it('starts the demo model when a write switches to the demo provider; the loaded thread stays on its provider', async () => {
+    const { first, second, temp, runtime, manager } = await start(BASE);
+    const local = countedLocal(second);
+    const onDemo = await EngineRuntime.create({ config: runtime.config, approvals: new RecordingApprovals(), source: 'exec', localProviders: { demo: local } });
+    const demoManager = await ThreadManager.open(onDemo);
+    try {
+      const loaded = await demoManager.start({ cwd: temp.cwd });
+      onDemo.applyConfig(await written(onDemo, [['model_provider', 'demo'], ['model', 'demo-scripted']]));
+      const fresh = await demoManager.start({ cwd: temp.cwd });
+      expect(fresh.settings.model).toBe('demo-scripted');
+      expect(await runTurn(fresh)).toMatchObject({ status: 'completed' });
+      expect(modelRequests(second).at(-1)?.body.model).toBe('demo-scripted');
+      expect((await runTurn(loaded)).status).toBe('completed');
+      expect(modelRequests(first)).toHaveLength(1);
+      expect(local.starts).toBe(1);
+    } finally {
+      await demoManager.close();
+      await onDemo.close();
+    }
+    void manager;
   });
 
   it('builds the shell environment of new threads from the new policy; older threads keep theirs', async () => {

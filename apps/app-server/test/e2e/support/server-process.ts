@@ -46,7 +46,7 @@ function mtimeOf(file: string): number {
 
 function isBuilt(): boolean {
   const built = Math.max(mtimeOf(MAIN_JS), mtimeOf(BUILT_MARKER));
-  const sources = [path.join(APP_DIR, 'src'), ...['engine', 'protocol', 'rpc'].map((pkg) => path.join(REPO_DIR, 'packages', pkg, 'src'))];
+  const sources = [path.join(APP_DIR, 'src'), ...['engine', 'protocol', 'rpc', 'demo-model'].map((pkg) => path.join(REPO_DIR, 'packages', pkg, 'src'))];
   return mtimeOf(MAIN_JS) > 0 && sources.every((dir) => built >= newestSourceMs(dir));
 }
 

@@ -3,7 +3,7 @@
  * model from a script. It answers `POST /v1/responses` (Responses API stream), `POST
  * /v1/chat/completions` (Chat Completions stream) and `GET /v1/models`; each POST consumes one
  * queued `Step`, else asks the handler, else answers a fixed text. It records every request.
- * Runtime code (the CLI's offline demo uses it), so it must not import a test framework.
+ * Runtime code (the engine's offline `demo` provider runs on it), so it must not import a test framework.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';

@@ -1,24 +1,25 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startDemoModelServer, summariseListing } from '../src/demo-script.js';
 import type { ScriptedModelServer } from '../src/scripted-model-server.js';
-import { makeTempHome, type TempHome } from '../src/temp-home.js';
 import { parseSse, postJson } from './sse.js';
 
 type Data = Record<string, unknown>;
 
 let server: ScriptedModelServer;
-let temp: TempHome;
+/** The workspace the real `ls -la` runs in. */
+let cwd: string;
 beforeEach(async () => {
   server = await startDemoModelServer();
-  temp = await makeTempHome();
+  cwd = await realpath(await mkdtemp(join(tmpdir(), 'deputy-demo-cwd-')));
 });
 afterEach(async () => {
   await server.close();
-  await temp.cleanup();
+  await rm(cwd, { recursive: true, force: true });
 });
 
 const TOOLS = [
@@ -43,11 +44,11 @@ async function realLsOutput(cwd: string): Promise<string> {
 
 describe('demoScript', () => {
   it('plans, lists the workspace, then summarises the real listing', async () => {
-    await mkdir(join(temp.cwd, 'src'));
-    await mkdir(join(temp.cwd, 'docs'));
-    await writeFile(join(temp.cwd, 'README.md'), '# hi\n');
-    await writeFile(join(temp.cwd, 'notes with space.txt'), 'x');
-    await writeFile(join(temp.cwd, 'package.json'), '{}');
+    await mkdir(join(cwd, 'src'));
+    await mkdir(join(cwd, 'docs'));
+    await writeFile(join(cwd, 'README.md'), '# hi\n');
+    await writeFile(join(cwd, 'notes with space.txt'), 'x');
+    await writeFile(join(cwd, 'package.json'), '{}');
 
     const history: Data[] = [user('Show me what is in this folder.')];
     const [plan] = await ask(history);
@@ -61,7 +62,7 @@ describe('demoScript', () => {
     expect(exec).toMatchObject({ type: 'function_call', name: 'exec_command' });
     expect(JSON.parse(String(exec?.['arguments']))).toEqual({ cmd: 'ls -la' });
 
-    history.push(exec!, { type: 'function_call_output', call_id: exec?.['call_id'], output: await realLsOutput(temp.cwd) });
+    history.push(exec!, { type: 'function_call_output', call_id: exec?.['call_id'], output: await realLsOutput(cwd) });
     const [answer] = await ask(history);
     const reply = String((answer?.['content'] as { text: string }[])[0]?.text);
     expect(reply).toContain('5 entries (2 directories, 3 files)');
@@ -98,19 +99,5 @@ describe('demoScript', () => {
     const reply = summariseListing('rejected by user');
     expect(reply).toContain('got no file listing back');
     expect(reply).toContain('rejected by user');
-  });
-});
-
-describe('makeTempHome', () => {
-  it('creates two empty directories and removes both on cleanup', async () => {
-    const extra = await makeTempHome('deputy-extra-');
-    expect(extra.home).not.toBe(extra.cwd);
-    expect(await readdir(extra.home)).toEqual([]);
-    expect((await stat(extra.cwd)).isDirectory()).toBe(true);
-    await writeFile(join(extra.home, 'config.toml'), 'model = "x"\n');
-    await extra.cleanup();
-    await expect(stat(extra.home)).rejects.toThrow(/ENOENT/);
-    await expect(stat(extra.cwd)).rejects.toThrow(/ENOENT/);
-    await extra.cleanup();
   });
 });

@@ -1,0 +1,54 @@
+/**
+ * The offline demo through the built server: with no API key and no configured provider, the
+ * bundled app-server says on stderr that it serves the demo model, and a turn runs on the demo
+ * model the engine starts itself (a plan, `ls -la` in the workspace, an answer from the real
+ * listing), so the bundle carries the demo; and no chunk of the bundle comes from test-support.
+ */
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempHome, type TempHome } from '@deputy/test-support';
+import { runTurn } from '../support/turns.js';
+import type { WireClient } from '../support/wire-client.js';
+import { BUILD_TIMEOUT_MS, ensureBuilt, MAIN_JS, spawnServer, stdioClient, type ServerProcess } from './support/server-process.js';
+
+let temp: TempHome | undefined;
+let server: ServerProcess | undefined;
+let client: WireClient | undefined;
+
+beforeAll(ensureBuilt, BUILD_TIMEOUT_MS);
+afterEach(async () => {
+  await client?.close().catch(() => undefined);
+  client = undefined;
+  await server?.stop();
+  server = undefined;
+  await temp?.cleanup();
+  temp = undefined;
+});
+
+describe('the offline demo model', () => {
+  it('serves a turn without a key or a provider and says so on stderr', async () => {
+    temp = await makeTempHome('deputy-as-demo-');
+    await writeFile(join(temp.cwd, 'notes-for-demo.txt'), 'hello');
+    server = await spawnServer(temp, ['stdio://'], [], { OPENAI_API_KEY: '' });
+    client = stdioClient(server);
+    await client.initialize();
+    const { thread, modelProvider } = await client.call<{ thread: { id: string }; modelProvider: string }>('thread/start', {});
+    expect(modelProvider).toBe('demo');
+    const done = await runTurn(client, thread.id, 'what is in this folder?');
+    expect(done.params.turn).toMatchObject({ status: 'completed' });
+    const messages = client.notifications('item/completed').map((n) => n.params.item as { type: string; text?: string });
+    const answer = messages.filter((i) => i.type === 'agentMessage').at(-1)?.text ?? '';
+    expect(answer).toContain('notes-for-demo.txt');
+    expect(answer).toMatch(/offline demo model/);
+    expect(server.stderr()).toContain('serving the built-in offline demo model');
+  }, 30_000);
+
+  it('is bundled from demo-model; no chunk of the bundle comes from test-support', async () => {
+    const bundle = dirname(MAIN_JS);
+    const files = await readdir(bundle);
+    const texts = await Promise.all(files.filter((f) => /\.js(\.map)?$/.test(f)).map(async (f) => [f, await readFile(join(bundle, f), 'utf8')] as const));
+    expect(texts.filter(([, text]) => text.includes('test-support')).map(([f]) => f)).toEqual([]);
+    expect(texts.some(([, text]) => text.includes('packages/demo-model/'))).toBe(true);
+  });
+});
