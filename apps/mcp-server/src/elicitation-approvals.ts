@@ -1,11 +1,13 @@
 /**
  * Approvals over MCP: the engine's ApprovalPort routed to the `tools/call` that started the turn,
- * the `elicitation/create` parameters of spec §7 (message, empty requestedSchema, `threadId`,
- * `codex_*` fields), and the mapping of whatever the client answers to a ReviewDecision:
- * `decision` first (every ReviewDecision form), else the standard `action`, else denied. Sending
- * the request and timing it out belong to the call (turn-call.ts), not to this module.
+ * the `elicitation/create` parameters of docs/mcp-server.md, "Approvals" (message, empty
+ * requestedSchema, `threadId`, `codex_*` fields), and the mapping of whatever the client answers
+ * to a ReviewDecision: `decision` first (every ReviewDecision form), else the standard `action`,
+ * else denied. Sending the request and timing it out belong to the call (turn-call.ts), not to
+ * this module.
  */
 import type { ApprovalOrigin, ApprovalPort } from '@deputy/engine';
+import { displayCommand } from '@deputy/engine/facts';
 import type { ApprovalRequest, ReviewDecision } from '@deputy/protocol';
 import { codexChanges, parsedCommand } from './project-events.js';
 
@@ -50,7 +52,7 @@ export interface ElicitationOrigin {
   eventId: string;
 }
 
-/** `elicitation/create` params for an approval (spec §7.2 / §7.3). */
+/** `elicitation/create` params for an approval (docs/mcp-server.md, "Approvals", 2025-era clients). */
 export function elicitationParams(request: ApprovalRequest, origin: ElicitationOrigin): Record<string, unknown> {
   const common = {
     requestedSchema: { type: 'object', properties: {} },
@@ -80,9 +82,12 @@ export function elicitationParams(request: ApprovalRequest, origin: ElicitationO
   };
 }
 
-/** The question shown to the user; a reason, when there is one, goes on the line before. */
+/**
+ * The question shown to the user, with the command as the engine displays it (shell-quoted); a
+ * reason, when there is one, goes on the line before.
+ */
 export function approvalMessage(request: ApprovalRequest): string {
-  const question = request.kind === 'exec' ? `Allow Deputy to run \`${shellJoin(request.command)}\` in \`${request.cwd}\`?` : 'Allow Deputy to apply proposed code changes?';
+  const question = request.kind === 'exec' ? `Allow Deputy to run \`${displayCommand(request.command)}\` in \`${request.cwd}\`?` : 'Allow Deputy to apply proposed code changes?';
   return request.reason ? `${request.reason}\n${question}` : question;
 }
 
@@ -108,9 +113,4 @@ export function parseDecision(decision: unknown): ReviewDecision | null {
   if (typeof decision === 'string' && DECISIONS.has(decision)) return decision as ReviewDecision;
   if (typeof decision === 'object' && decision !== null && 'approved_execpolicy_amendment' in decision) return 'approved_and_remember';
   return null;
-}
-
-/** Joins argv as a POSIX shell would need it quoted (`/bin/bash -lc 'touch made.txt'`). */
-export function shellJoin(argv: string[]): string {
-  return argv.map((arg) => (arg !== '' && /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'"'"'`)}'`)).join(' ');
 }

@@ -1,9 +1,9 @@
 /**
  * EngineHost: the engine as the MCP server uses it, loaded on first need (the engine and the
  * openai SDK are imported lazily so start-up stays lean). It owns the resolved config, the
- * `[mcp_server]` settings, the offline demo model when that is the provider, and one
- * ThreadManager per model provider a call asks for (a `codex` call's `profile`/`config` may
- * point at another provider). It does not know about MCP requests.
+ * `[mcp_server]` settings, and one runtime with its ThreadManager per model provider a call asks
+ * for (a `codex` call's `profile`/`config` may point at another provider); the runtime of the
+ * offline demo provider runs the demo model itself. It does not know about MCP requests.
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -37,7 +37,6 @@ interface ManagerSlot {
 /** The loaded engine with its configuration. */
 export class EngineHost {
   readonly #managers: ManagerSlot[] = [];
-  #demo: Promise<{ url: string; close(): Promise<void> }> | null = null;
 
   private constructor(
     readonly engine: Engine,
@@ -142,11 +141,10 @@ export class EngineHost {
     return undefined;
   }
 
-  /** Closes every thread, the indexes and the demo model. */
+  /** Closes every thread, the indexes and the runtimes (with the demo model, if one ran). */
   async close(): Promise<void> {
     const managers = await Promise.allSettled(this.#managers.map((slot) => slot.manager));
-    await Promise.allSettled(managers.flatMap((m) => (m.status === 'fulfilled' ? [m.value.close()] : [])));
-    if (this.#demo) await (await this.#demo).close().catch(() => undefined);
+    await Promise.allSettled(managers.flatMap((m) => (m.status === 'fulfilled' ? [m.value.close().finally(() => m.value.runtime.close())] : [])));
   }
 
   async #configForCall(args: CodexArgs, cwd: string): Promise<ResolvedConfig> {
@@ -177,19 +175,11 @@ export class EngineHost {
   }
 
   async #openManager(config: ResolvedConfig): Promise<ThreadManager> {
-    if (config.modelProviderId === 'demo') {
-      config.provider.baseUrl = (await this.#demoServer()).url;
-    }
     // The bearer token of the HTTP listener is hidden from sandboxed commands (the home is anyway).
     const tokenFile = this.settings.token_file;
     const sandboxHiddenPaths = tokenFile === undefined ? [] : [path.resolve(tokenFile)];
     const runtime = await this.engine.EngineRuntime.create({ config, approvals: this.options.approvals, source: 'mcp', sandboxHiddenPaths });
     return this.engine.ThreadManager.open(runtime);
-  }
-
-  #demoServer(): Promise<{ url: string; close(): Promise<void> }> {
-    this.#demo ??= import('@deputy/test-support').then((support) => support.startDemoModelServer());
-    return this.#demo;
   }
 }
 

@@ -4,6 +4,7 @@
  * least every `intervalMs` while the turn runs, with `progress` strictly increasing and `message`
  * a short line about the latest event ("running: pnpm test"). Owns the timer, not the sending.
  */
+import { displayCommand } from '@deputy/engine/facts';
 import type { EngineEvent } from '@deputy/protocol';
 
 /** Sends one progress notification; failures are the sender's business. */
@@ -74,7 +75,7 @@ export function progressMessage(event: EngineEvent): string | null {
       if (event.item.type === 'agentMessage') return `answer: ${clip(event.item.text)}`;
       return null;
     case 'approval.requested':
-      return event.request.kind === 'exec' ? `waiting for approval: ${clip(event.request.command.join(' '))}` : 'waiting for approval of a patch';
+      return event.request.kind === 'exec' ? `waiting for approval: ${clip(displayCommand(event.request.command))}` : 'waiting for approval of a patch';
     case 'approval.resolved':
       return `approval: ${event.decision}`;
     case 'plan.updated':

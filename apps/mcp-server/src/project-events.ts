@@ -1,10 +1,14 @@
 /**
  * The MCP server's one projection: engine events → Codex `codex/event` payloads (`{ id, msg }`,
- * the spec's §6 catalogue: task_started, item_started/item_completed, agent_message_content_delta,
- * agent_message, exec_command_begin/output_delta/end, patch_apply_begin/end, the approval
- * requests, turn_diff, plan_update, token_count, warning, error, task_complete, turn_aborted, …).
- * Pure and table-driven: the caller adds `_meta` and sends; nothing here does I/O or keeps state.
+ * the catalogue in docs/mcp-server.md, "Events and progress": task_started,
+ * item_started/item_completed, agent_message_content_delta, agent_message,
+ * exec_command_begin/output_delta/end, patch_apply_begin/end, the approval requests, turn_diff,
+ * plan_update, token_count, warning, error, task_complete, turn_aborted, …). Pure and
+ * table-driven: the caller adds `_meta` and sends; nothing here does I/O or keeps state. Facts
+ * about the engine's values (the script of an argv, the sides of a diff, the sandbox's grants,
+ * whole seconds) come from `@deputy/engine/facts`; this module only renames and re-cases them.
  */
+import { diffSideText, sandboxGrants, scriptOf, wholeSeconds, type WritableGrant } from '@deputy/engine/facts';
 import type { ApprovalPolicy, EngineEvent, FileUpdate, SandboxPolicy, ThreadItem, TokenUsage } from '@deputy/protocol';
 
 /** A Codex event message: a `type` plus snake_case fields. Clients ignore what they do not know. */
@@ -71,7 +75,7 @@ export function projectEvent(event: EngineEvent, ctx: ProjectionContext): CodexE
 function projectMsgs(event: EngineEvent, turnId: string, ctx: ProjectionContext): CodexMsg[] {
   switch (event.type) {
     case 'turn.started':
-      return [{ type: 'task_started', turn_id: turnId, started_at: seconds(event.turn.startedAtMs), model_context_window: event.modelContextWindow, collaboration_mode_kind: 'default' }];
+      return [{ type: 'task_started', turn_id: turnId, started_at: wholeSeconds(event.turn.startedAtMs), model_context_window: event.modelContextWindow, collaboration_mode_kind: 'default' }];
     case 'turn.completed':
       return projectTurnEnd(event.turn, turnId);
     case 'item.started':
@@ -111,10 +115,10 @@ function projectTurnEnd(turn: Extract<EngineEvent, { type: 'turn.completed' }>['
   const completedAtMs = turn.completedAtMs ?? turn.startedAtMs;
   const duration = Math.max(0, completedAtMs - turn.startedAtMs);
   if (turn.status === 'completed') {
-    return [{ type: 'task_complete', turn_id: turnId, last_agent_message: turn.lastAgentMessage, completed_at: seconds(completedAtMs), duration_ms: duration, time_to_first_token_ms: null }];
+    return [{ type: 'task_complete', turn_id: turnId, last_agent_message: turn.lastAgentMessage, completed_at: wholeSeconds(completedAtMs), duration_ms: duration, time_to_first_token_ms: null }];
   }
   if (turn.status === 'interrupted') {
-    return [{ type: 'turn_aborted', turn_id: turnId, reason: 'interrupted', completed_at: seconds(completedAtMs), duration_ms: duration }];
+    return [{ type: 'turn_aborted', turn_id: turnId, reason: 'interrupted', completed_at: wholeSeconds(completedAtMs), duration_ms: duration }];
   }
   // A failed turn already produced its `error` event; the reference sends nothing more.
   return [];
@@ -252,42 +256,20 @@ function execEnd(item: Extract<ThreadItem, { type: 'commandExecution' }>, turnId
   };
 }
 
-/** Codex's `parsed_cmd` for a shell invocation: the script of `bash -lc <script>`, unclassified. */
-export function parsedCommand(argv: string[]): { type: 'unknown'; cmd: string }[] {
-  const flag = argv.findIndex((a) => a === '-lc' || a === '-c');
-  const cmd = flag >= 0 && argv[flag + 1] !== undefined ? (argv[flag + 1] as string) : argv.join(' ');
-  return [{ type: 'unknown', cmd }];
+/** Codex's `parsed_cmd` for a command: the script it runs (the engine's `scriptOf`), unclassified. */
+export function parsedCommand(argv: readonly string[]): { type: 'unknown'; cmd: string }[] {
+  return [{ type: 'unknown', cmd: scriptOf(argv) }];
 }
 
 /** Codex's map of path → change: `add`/`delete` carry the content, `update` the unified diff. */
 export function codexChanges(changes: FileUpdate[]): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};
   for (const change of changes) {
-    if (change.kind.type === 'add') out[change.path] = { type: 'add', content: diffSide(change.diff, '+') };
-    else if (change.kind.type === 'delete') out[change.path] = { type: 'delete', content: diffSide(change.diff, '-') };
+    if (change.kind.type === 'add') out[change.path] = { type: 'add', content: diffSideText(change.diff, 'new') };
+    else if (change.kind.type === 'delete') out[change.path] = { type: 'delete', content: diffSideText(change.diff, 'old') };
     else out[change.path] = { type: 'update', unified_diff: change.diff, move_path: change.kind.move_path };
   }
   return out;
-}
-
-/** One side of a whole-file diff: the `+` (or `-`) body lines, honouring "\ No newline at end of file". */
-export function diffSide(diff: string, sign: '+' | '-'): string {
-  const lines = diff.split('\n');
-  let body = '';
-  let inHunk = false;
-  let last: string | null = null;
-  for (const line of lines) {
-    if (line.startsWith('@@')) inHunk = true;
-    else if (inHunk && line.startsWith(sign)) {
-      if (last !== null) body += `${last}\n`;
-      last = line.slice(1);
-    } else if (inHunk && line.startsWith('\\') && last !== null) {
-      body += last;
-      last = null;
-    }
-  }
-  if (last !== null) body += `${last}\n`;
-  return body;
 }
 
 function userMessageMsg(content: Extract<ThreadItem, { type: 'userMessage' }>['content']): CodexMsg {
@@ -323,12 +305,8 @@ function errorInfo(code: string): string {
   return code.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 
-function seconds(ms: number): number {
-  return Math.floor(ms / 1000);
-}
-
 function duration(ms: number): { secs: number; nanos: number } {
-  return { secs: Math.floor(ms / 1000), nanos: (ms % 1000) * 1_000_000 };
+  return { secs: wholeSeconds(ms), nanos: (ms % 1000) * 1_000_000 };
 }
 
 function codexSandboxPolicy(policy: SandboxPolicy): Record<string, unknown> {
@@ -338,16 +316,23 @@ function codexSandboxPolicy(policy: SandboxPolicy): Record<string, unknown> {
   return policy.type === 'read-only' ? { type: 'read-only', network_access: policy.networkAccess } : { type: 'danger-full-access' };
 }
 
+/** Codex's special-path kind of a writable place the engine grants (null for a plain path). */
+const SPECIAL_KIND: Record<WritableGrant['kind'], string | null> = { workspace: 'project_roots', slashTmp: 'slash_tmp', tmpdirEnv: 'tmpdir', path: null };
+
+/**
+ * Codex's `permission_profile`: the engine's grants renamed (the whole filesystem readable, its
+ * writable places, the protected names read-only under the project roots, then the extra roots).
+ */
 function permissionProfile(policy: SandboxPolicy): Record<string, unknown> {
-  if (policy.type === 'danger-full-access') return { type: 'disabled' };
+  const grants = sandboxGrants(policy);
+  if (grants === null) return { type: 'disabled' };
   const special = (kind: string, access: 'read' | 'write', subpath?: string): Record<string, unknown> => ({ path: { type: 'special', value: { kind, ...(subpath ? { subpath } : {}) } }, access });
   const entries: Record<string, unknown>[] = [special('root', 'read')];
-  if (policy.type === 'workspace-write') {
-    entries.push(special('project_roots', 'write'));
-    if (!policy.excludeSlashTmp) entries.push(special('slash_tmp', 'write'));
-    if (!policy.excludeTmpdirEnvVar) entries.push(special('tmpdir', 'write'));
-    entries.push(special('project_roots', 'read', '.git'));
-    for (const root of policy.writableRoots) entries.push({ path: { type: 'path', path: root }, access: 'write' });
+  for (const grant of grants.writableRoots) {
+    const kind = SPECIAL_KIND[grant.kind];
+    if (kind !== null) entries.push(special(kind, 'write'));
   }
-  return { type: 'managed', file_system: { type: 'restricted', entries }, network: policy.networkAccess ? 'enabled' : 'restricted' };
+  for (const name of grants.readOnlySubpaths) entries.push(special('project_roots', 'read', name));
+  for (const grant of grants.writableRoots) if (grant.kind === 'path') entries.push({ path: { type: 'path', path: grant.path }, access: 'write' });
+  return { type: 'managed', file_system: { type: 'restricted', entries }, network: grants.networkAccess ? 'enabled' : 'restricted' };
 }

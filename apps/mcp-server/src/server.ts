@@ -32,7 +32,7 @@ import type { ElicitOutcome, RequestBinding } from './turn-call.js';
 /** The version this server reports (its package version). */
 export const SERVER_VERSION: string = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
-/** Any JSON object: the elicitation answer is read leniently (spec §7.4). */
+/** Any JSON object: the elicitation answer is read leniently (docs/mcp-server.md "Approvals"). */
 const AnyResultSchema = z.looseObject({});
 
 const codecs = new WeakMap<McpApp, RequestStateCodec<RoundState>>();

@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Thread } from '@deputy/engine';
+import { displayCommand } from '@deputy/engine/facts';
 import type { ApprovalRequest, EngineEvent, ReviewDecision, TurnInfo } from '@deputy/protocol';
 import type { CallToolResult, ProgressToken, RequestId } from '@modelcontextprotocol/server';
 import { approvalMessage, decisionFromResponse, elicitationParams, type ApprovalRouter } from './elicitation-approvals.js';
@@ -241,7 +242,7 @@ export class TurnCall {
   #fallback(request: ApprovalRequest): ReviewDecision {
     const fallback = this.options.settings.approval_fallback;
     const decision: ReviewDecision = fallback === 'approve' ? 'approved' : fallback === 'abort' ? 'abort' : 'denied';
-    const what = request.kind === 'exec' ? `the command \`${request.command.join(' ')}\`` : 'the proposed patch';
+    const what = request.kind === 'exec' ? `the command \`${displayCommand(request.command)}\`` : 'the proposed patch';
     if (this.#turnId) {
       this.thread.emit(this.#turnId, {
         type: 'warning',
@@ -279,7 +280,7 @@ export class TurnCall {
   }
 }
 
-/** The `tools/call` result for a finished turn (spec §4.2 / §4.3). */
+/** The `tools/call` result for a finished turn (docs/mcp-server.md, "Results"). */
 export function turnResult(threadId: string, info: TurnInfo): CallToolResult {
   if (info.status === 'completed') {
     const text = info.lastAgentMessage ?? '';

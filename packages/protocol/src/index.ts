@@ -2,3 +2,4 @@
 export * from './core/index.js';
 export * from './jsonrpc.js';
 export * as AppServer from './app-server/index.js';
+export * as McpTools from './mcp-tools.js';

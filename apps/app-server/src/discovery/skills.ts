@@ -8,8 +8,8 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { workspaceDirs } from '@deputy/engine/facts';
 import type { AppServer } from '@deputy/protocol';
-import { workspaceDirs } from './workspace.js';
 
 /** Folders of a workspace directory that hold skills (Deputy's own, then Codex's). */
 export const WORKSPACE_SKILL_DIRS = ['.deputy/skills', '.codex/skills', '.agents/skills'];

@@ -1,16 +1,17 @@
 /**
  * Handlers of the thread session methods: `thread/start`, `thread/resume`, `thread/fork`,
- * `thread/unsubscribe` and `thread/loaded/list` (spec §7). Each converts params, calls the
- * `ThreadManager`, subscribes the caller where the reference does, and orders the lifecycle
- * notifications around the response: `thread/started` after start and fork, `idle` before the
- * response of a resume that loads the thread, the token-usage replay and pending approvals after.
+ * `thread/unsubscribe` and `thread/loaded/list` (docs/app-server.md, "Methods served"). Each
+ * converts params, calls the `ThreadManager`, subscribes the caller where the reference does, and
+ * orders the lifecycle notifications around the response: `thread/started` after start and fork,
+ * `idle` before the response of a resume that loads the thread, the token-usage replay and
+ * pending approvals after.
  */
 import { RpcError } from '@deputy/rpc/core';
 import type { Thread } from '@deputy/engine';
+import { instructionSources } from '@deputy/engine/facts';
 import type { AppServer } from '@deputy/protocol';
 import { afterResponseOn, type AppContext } from '../app-context.js';
 import type { ConnectionState } from '../connection-state.js';
-import { instructionSources } from '../discovery/workspace.js';
 import { threadStarted, threadStatusChanged, tokenUsageReplay } from '../project/lifecycle.js';
 import { projectSession, projectThread, projectTurns } from '../project/threads.js';
 import { noRollout, orNotFound, parseThreadId, rejectEphemeral } from './common.js';

@@ -1,9 +1,9 @@
 /**
- * Projection of the resolved configuration to `config/read` (spec §12): the merged layers in
- * Codex's snake_case keys (every key clients commonly read present, null when unset), the layer
- * each dotted key comes from (`origins`), and, on request, the layers themselves, highest
- * precedence first. A layer's version is `sha256:` + the hex SHA-256 of its value as compact JSON
- * with recursively sorted keys. Pure apart from hashing.
+ * Projection of the resolved configuration to `config/read` (docs/app-server.md "Methods served"):
+ * the merged layers in Codex's snake_case keys (every key clients commonly read present, null when
+ * unset), the layer each dotted key comes from (`origins`), and, on request, the layers themselves,
+ * highest precedence first. A layer's version is `sha256:` + the hex SHA-256 of its value as
+ * compact JSON with recursively sorted keys. Pure apart from hashing.
  */
 import { createHash } from 'node:crypto';
 import type { ResolvedConfig } from '@deputy/engine';

@@ -6,29 +6,12 @@
  * shape conversion lives in one place.
  */
 import path from 'node:path';
+import { diffHunks, diffSideText, displayCommand, scriptOf } from '@deputy/engine/facts';
 import type { ThreadItem as EngineItem, UserInput as EngineInput } from '@deputy/protocol';
 import { AppServer } from '@deputy/protocol';
 
-const SAFE_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
-
-/** Quotes one word for a POSIX shell, leaving plain words bare (the engine's display rule). */
-export function shellQuote(word: string): string {
-  if (word === '') return "''";
-  if (SAFE_WORD.test(word)) return word;
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-/** The full shell line shown for an argv, e.g. `/bin/bash -lc 'echo hi'`. */
-export function commandLineOf(argv: readonly string[]): string {
-  return argv.map(shellQuote).join(' ');
-}
-
-/** The script a `sh -c`/`bash -lc` argv runs, or the quoted argv for anything else. */
-export function scriptOf(argv: readonly string[]): string {
-  const [, flag, script] = argv;
-  if (argv.length === 3 && (flag === '-c' || flag === '-lc') && script !== undefined) return script;
-  return commandLineOf(argv);
-}
+// The full shell line shown for an argv (`/bin/bash -lc 'echo hi'`) is the engine's display line.
+export { displayCommand as commandLineOf } from '@deputy/engine/facts';
 
 const SHELL_SYNTAX = /[|&;<>()$`*?[\]{}~"'\\\n]/;
 
@@ -74,19 +57,8 @@ function mcpResult(result: unknown): { content: unknown[]; structuredContent?: u
  * and render an add's `diff` as the new file's lines.
  */
 export function wireChangeDiff(kind: 'add' | 'delete' | 'update', gitDiff: string): string {
-  const lines = gitDiff.split('\n');
-  const firstHunk = lines.findIndex((line) => line.startsWith('@@'));
-  if (firstHunk < 0) return kind === 'update' ? gitDiff : '';
-  const body = lines.slice(firstHunk);
-  if (kind === 'update') return body.join('\n');
-  const sign = kind === 'add' ? '+' : '-';
-  let content = '';
-  for (const line of body) {
-    if (line.startsWith(sign)) content += `${line.slice(1)}\n`;
-    // `\ No newline at end of file` follows a last line that has no newline.
-    else if (line.startsWith('\\') && content.endsWith('\n')) content = content.slice(0, -1);
-  }
-  return content;
+  if (kind === 'update') return diffHunks(gitDiff);
+  return diffSideText(gitDiff, kind === 'add' ? 'new' : 'old');
 }
 
 /** Engine item → wire item; `id` replaces the item's id (synthetic `item-N` ids of reads). */
@@ -148,7 +120,7 @@ export function pendingCommandItem(callId: string, argv: readonly string[], cwd:
   return {
     type: 'commandExecution',
     id: callId,
-    command: commandLineOf(argv),
+    command: displayCommand(argv),
     cwd,
     processId: null,
     source: 'agent',

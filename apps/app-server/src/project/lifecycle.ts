@@ -1,8 +1,9 @@
 /**
  * Builders of the thread- and connection-level notifications that handlers send around their
- * responses (spec §4, §7): `thread/started`, `thread/status/changed`, `thread/archived`,
- * `thread/unarchived`, `thread/name/updated`, the token-usage replay after resume and fork, and
- * `remoteControl/status/changed` and `configWarning`. Pure; the router decides who receives them.
+ * responses (docs/app-server.md "Handshake" and "Notifications"): `thread/started`,
+ * `thread/status/changed`, `thread/archived`, `thread/unarchived`, `thread/name/updated`, the
+ * token-usage replay after resume and fork, and `remoteControl/status/changed` and `configWarning`.
+ * Pure; the router decides who receives them.
  */
 import type { ThreadTokenUsage } from '@deputy/protocol';
 import type { AppServer } from '@deputy/protocol';

@@ -1,11 +1,11 @@
 /**
- * The app-server's one projection from `EngineEvent`s to wire notifications (spec §8–§10). A
- * table maps each event type to a pure function of (thread view, event, now) returning the
- * messages to send, in order; the view is the small per-thread state the wire needs that a
- * single event does not carry: the thread status with its `waitingOnApproval` flag, the items
- * that were started but not completed (closed before `turn/completed` when a turn ends early),
- * streamed agent text, and the reasoning summary part in progress. Deciding who receives each
- * message is the router's job, not this module's.
+ * The app-server's one projection from `EngineEvent`s to wire notifications (docs/app-server.md
+ * "Notifications"). A table maps each event type to a pure function of (thread view, event, now)
+ * returning the messages to send, in order; the view is the small per-thread state the wire needs
+ * that a single event does not carry: the thread status with its `waitingOnApproval` flag, the
+ * items that were started but not completed (closed before `turn/completed` when a turn ends
+ * early), streamed agent text, and the reasoning summary part in progress. Deciding who receives
+ * each message is the router's job, not this module's.
  */
 import type { AppServer, EngineEvent } from '@deputy/protocol';
 import { closeOpenItem, pendingCommandItem, projectItem } from './items.js';

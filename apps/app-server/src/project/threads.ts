@@ -13,12 +13,8 @@ import type {
 } from '@deputy/protocol';
 import { AppServer } from '@deputy/protocol';
 import type { ThreadSettings, ThreadSummary, TurnRecord } from '@deputy/engine';
+import { sandboxGrants, wholeSeconds, type WritableGrant } from '@deputy/engine/facts';
 import { projectItem } from './items.js';
-
-/** Unix milliseconds → whole Unix seconds (the wire's `createdAt`, `startedAt`, …). */
-export function toSeconds(ms: number): number {
-  return Math.floor(ms / 1000);
-}
 
 const KNOWN_SOURCES = new Set(['cli', 'vscode', 'exec', 'appServer', 'unknown']);
 
@@ -43,8 +39,8 @@ export function projectTurnInfo(info: TurnInfo): AppServer.Turn {
     itemsView: 'notLoaded',
     status: info.status,
     error: info.error ? projectTurnError(info.error) : null,
-    startedAt: toSeconds(info.startedAtMs),
-    completedAt: done === null ? null : toSeconds(done),
+    startedAt: wholeSeconds(info.startedAtMs),
+    completedAt: done === null ? null : wholeSeconds(done),
     durationMs: done === null ? null : Math.max(0, done - info.startedAtMs),
   };
 }
@@ -82,8 +78,8 @@ export function projectThread({ summary, cliVersion, status, turns = [] }: Threa
     preview: summary.preview,
     ephemeral: false,
     modelProvider: summary.modelProvider,
-    createdAt: toSeconds(summary.createdAtMs),
-    updatedAt: toSeconds(summary.updatedAtMs),
+    createdAt: wholeSeconds(summary.createdAtMs),
+    updatedAt: wholeSeconds(summary.updatedAtMs),
     status,
     path: summary.path === '' ? null : summary.path,
     cwd: summary.cwd,
@@ -152,19 +148,36 @@ const special = (value: AppServer.FileSystemSpecialPath, access: AppServer.FileS
   access,
 });
 
-/** The effective permissions of a sandbox policy, as thread-session results report them. */
-export function permissionProfileOf(policy: EngineSandboxPolicy): AppServer.PermissionProfile {
-  if (policy.type === 'danger-full-access') return { type: 'disabled' };
-  const entries: AppServer.FileSystemSandboxEntry[] = [special({ kind: 'root' }, 'read')];
-  if (policy.type === 'workspace-write') {
-    entries.push(special({ kind: 'project_roots', subpath: null }, 'write'));
-    if (!policy.excludeSlashTmp) entries.push(special({ kind: 'slash_tmp' }, 'write'));
-    if (!policy.excludeTmpdirEnvVar) entries.push(special({ kind: 'tmpdir' }, 'write'));
-    entries.push(special({ kind: 'project_roots', subpath: '.git' }, 'read'));
-    entries.push(special({ kind: 'project_roots', subpath: '.deputy' }, 'read'));
-    for (const root of policy.writableRoots) entries.push({ path: { type: 'path', path: root }, access: 'write' });
+/** The wire's special path of a writable place the engine grants (null for a plain path). */
+function specialOf(grant: WritableGrant): AppServer.FileSystemSpecialPath | null {
+  switch (grant.kind) {
+    case 'workspace':
+      return { kind: 'project_roots', subpath: null };
+    case 'slashTmp':
+      return { kind: 'slash_tmp' };
+    case 'tmpdirEnv':
+      return { kind: 'tmpdir' };
+    case 'path':
+      return null;
   }
-  return { type: 'managed', network: { enabled: policy.networkAccess }, fileSystem: { type: 'restricted', entries } };
+}
+
+/**
+ * The effective permissions of a sandbox policy, as thread-session results report them: the
+ * engine's grants renamed (the whole filesystem readable, its writable places, the protected
+ * names read-only under the project roots, then the extra roots).
+ */
+export function permissionProfileOf(policy: EngineSandboxPolicy): AppServer.PermissionProfile {
+  const grants = sandboxGrants(policy);
+  if (grants === null) return { type: 'disabled' };
+  const entries: AppServer.FileSystemSandboxEntry[] = [special({ kind: 'root' }, 'read')];
+  for (const grant of grants.writableRoots) {
+    const value = specialOf(grant);
+    if (value !== null) entries.push(special(value, 'write'));
+  }
+  for (const name of grants.readOnlySubpaths) entries.push(special({ kind: 'project_roots', subpath: name }, 'read'));
+  for (const grant of grants.writableRoots) if (grant.kind === 'path') entries.push({ path: { type: 'path', path: grant.path }, access: 'write' });
+  return { type: 'managed', network: { enabled: grants.networkAccess }, fileSystem: { type: 'restricted', entries } };
 }
 
 /** Everything the thread-session result needs besides the thread. */

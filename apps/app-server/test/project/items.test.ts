@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppServer, type ThreadItem } from '@deputy/protocol';
 import type { ThreadSummary } from '@deputy/engine';
+import { PROTECTED_DIR_NAMES } from '@deputy/engine/facts';
 import { commandActionsOf, commandLineOf, projectItem, wireChangeDiff } from '../../src/project/items.js';
 import {
   engineApprovalPolicy,
@@ -129,6 +130,9 @@ describe('policies', () => {
     expect(AppServer.PermissionProfileSchema.parse(profile)).toEqual(profile);
     expect(JSON.stringify(profile)).toContain('"/extra"');
     expect(JSON.stringify(profile)).not.toContain('tmpdir');
+    const readOnly = profile.type === 'managed' && profile.fileSystem.type === 'restricted' ? profile.fileSystem.entries.filter((e) => e.access === 'read') : [];
+    expect(readOnly.map((e) => (e.path.type === 'special' && e.path.value.kind === 'project_roots' ? e.path.value.subpath : null)).filter(Boolean)).toEqual([...PROTECTED_DIR_NAMES]);
+    expect(PROTECTED_DIR_NAMES).toEqual(['.git', '.deputy', '.codex']);
     expect(engineApprovalPolicy({ granular: { sandbox_approval: false, rules: true, mcp_elicitations: true } })).toBe('never');
     expect(engineApprovalPolicy('on-request')).toBe('on-request');
   });

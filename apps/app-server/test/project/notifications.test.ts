@@ -14,7 +14,7 @@ function ev(body: EngineEventBody, turnId: string | null = TURN): EngineEvent {
 
 function run(view: ThreadView, events: EngineEvent[]): Outbound[] {
   const out = events.flatMap((e) => projectEvent(view, e, NOW));
-  for (const o of out) if (o.kind === 'notification') AppServer.serverNotifications[o.method].parse(o.params);
+  for (const o of out) if (o.kind === 'notification') AppServer.serverNotifications[o.method].params.parse(o.params);
   return out;
 }
 

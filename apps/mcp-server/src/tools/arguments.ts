@@ -1,10 +1,14 @@
 /**
- * Argument parsing for the `codex` and `codex-reply` tools. The wording of every failure follows
- * the reference server (serde-style: "missing field `prompt`", "unknown variant …"), because
- * hosts show these texts to models and users. Unknown argument names are ignored, as in the
+ * Argument parsing for the MCP tools, with the zod schemas of `@deputy/protocol/mcp-tools` (the
+ * same schemas `tools/list` shows). The wording of every failure follows the reference server
+ * (serde-style: "missing field `prompt`", "unknown variant …"), because hosts show these texts to
+ * models and users; as with serde, the first bad argument in the order the client sent them is
+ * reported, and a missing one after all others. Unknown argument names are ignored, as in the
  * reference; `null` counts as absent for optional fields. Pure: no I/O.
  */
 import type { ApprovalPolicy, SandboxMode } from '@deputy/protocol';
+import { CodexReplyToolArgsSchema, CodexToolArgsSchema } from '@deputy/protocol/mcp-tools';
+import type { z } from 'zod';
 
 /** The `codex` tool's arguments, in engine vocabulary. */
 export interface CodexArgs {
@@ -32,39 +36,34 @@ export interface ReplyArgs {
 /** Either the parsed arguments or the exact error text for an `isError` result. */
 export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
 
-const APPROVAL_POLICIES = ['untrusted', 'on-failure', 'on-request', 'never'] as const;
-const SANDBOX_MODES = ['read-only', 'workspace-write', 'danger-full-access'] as const;
 const CONFIG_PREFIX = 'Failed to parse configuration for Codex tool: ';
 
-type FieldKind = 'string' | 'map' | readonly string[];
-
-/** `codex` argument names (kebab-case, as on the wire) and how each is checked. */
-const CODEX_FIELDS: Record<string, { key: keyof CodexArgs; kind: FieldKind }> = {
-  prompt: { key: 'prompt', kind: 'string' },
-  'approval-policy': { key: 'approvalPolicy', kind: APPROVAL_POLICIES },
-  sandbox: { key: 'sandbox', kind: SANDBOX_MODES },
-  cwd: { key: 'cwd', kind: 'string' },
-  model: { key: 'model', kind: 'string' },
-  profile: { key: 'profile', kind: 'string' },
-  config: { key: 'config', kind: 'map' },
-  'base-instructions': { key: 'baseInstructions', kind: 'string' },
-  'developer-instructions': { key: 'developerInstructions', kind: 'string' },
-  'compact-prompt': { key: 'compactPrompt', kind: 'string' },
-};
+/**
+ * Parses `args` with a tool's argument schema: `null` values are dropped first (absent), unknown
+ * names are stripped by the schema, and a failure is the serde-style text of the first problem.
+ */
+export function parseToolArgs<S extends z.ZodObject>(schema: S, args: Record<string, unknown>): Parsed<z.infer<S>> {
+  const present = Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null));
+  const result = schema.safeParse(present, { reportInput: true });
+  if (result.success) return { ok: true, value: result.data };
+  const order = Object.keys(present);
+  const rank = (issue: z.core.$ZodIssue): number => {
+    const at = order.indexOf(String(issue.path[0]));
+    return at < 0 ? order.length : at;
+  };
+  const first = [...result.error.issues].sort((a, b) => rank(a) - rank(b))[0];
+  return { ok: false, message: first === undefined ? 'invalid arguments' : issueText(first) };
+}
 
 /** Parses `codex` arguments (`undefined` when the call carried none). */
 export function parseCodexArgs(args: Record<string, unknown> | undefined): Parsed<CodexArgs> {
   if (args === undefined) return { ok: false, message: 'Missing arguments for codex tool-call; the `prompt` field is required.' };
-  const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(args)) {
-    const field = CODEX_FIELDS[name];
-    if (!field || value === null) continue;
-    const problem = checkKind(value, field.kind);
-    if (problem) return { ok: false, message: CONFIG_PREFIX + problem };
-    out[field.key] = value;
-  }
-  if (typeof out.prompt !== 'string') return { ok: false, message: `${CONFIG_PREFIX}missing field \`prompt\`` };
-  return { ok: true, value: out as unknown as CodexArgs };
+  const parsed = parseToolArgs(CodexToolArgsSchema, args);
+  if (!parsed.ok) return { ok: false, message: CONFIG_PREFIX + parsed.message };
+  const { prompt, 'approval-policy': approvalPolicy, sandbox, cwd, model, profile, config } = parsed.value;
+  const { 'base-instructions': baseInstructions, 'developer-instructions': developerInstructions, 'compact-prompt': compactPrompt } = parsed.value;
+  const named = { approvalPolicy, sandbox, cwd, model, profile, config, baseInstructions, developerInstructions, compactPrompt };
+  return { ok: true, value: { prompt, ...withoutUndefined(named) } };
 }
 
 /** Parses `codex-reply` arguments; `threadId` wins over the deprecated `conversationId`. */
@@ -72,18 +71,14 @@ export function parseReplyArgs(args: Record<string, unknown> | undefined): Parse
   if (args === undefined) {
     return { ok: false, message: 'Missing arguments for codex-reply tool-call; the `thread_id` and `prompt` fields are required.' };
   }
-  for (const name of ['prompt', 'threadId', 'conversationId']) {
-    const value = args[name];
-    if (value === undefined || value === null) continue;
-    const problem = checkKind(value, 'string');
-    if (problem) return { ok: false, message: CONFIG_PREFIX + problem };
-  }
-  if (typeof args.prompt !== 'string') return { ok: false, message: `${CONFIG_PREFIX}missing field \`prompt\`` };
-  const rawId = typeof args.threadId === 'string' ? args.threadId : typeof args.conversationId === 'string' ? args.conversationId : undefined;
+  const parsed = parseToolArgs(CodexReplyToolArgsSchema, args);
+  if (!parsed.ok) return { ok: false, message: CONFIG_PREFIX + parsed.message };
+  const { prompt, threadId, conversationId } = parsed.value;
+  const rawId = threadId ?? conversationId;
   if (rawId === undefined) return { ok: false, message: 'Failed to parse thread_id: either threadId or conversationId must be provided' };
   const id = parseUuid(rawId);
   if (!id.ok) return { ok: false, message: `Failed to parse thread_id: ${id.message}` };
-  return { ok: true, value: { prompt: args.prompt, threadId: id.value, rawId } };
+  return { ok: true, value: { prompt, threadId: id.value, rawId } };
 }
 
 /**
@@ -120,11 +115,34 @@ export function describeValue(value: unknown): string {
   return 'map';
 }
 
-function checkKind(value: unknown, kind: FieldKind): string | null {
-  if (kind === 'map') {
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? null : `invalid type: ${describeValue(value)}, expected a map`;
+/** The serde-style text of one zod issue, e.g. "invalid type: integer `42`, expected a string". */
+function issueText(issue: z.core.$ZodIssue): string {
+  const field = String(issue.path[0] ?? '');
+  const input = (issue as { input?: unknown }).input;
+  if (input === undefined) return `missing field \`${field}\``;
+  switch (issue.code) {
+    case 'invalid_value':
+      if (typeof input !== 'string') return `invalid type: ${describeValue(input)}, expected a string`;
+      return `unknown variant \`${input}\`, expected one of ${issue.values.map((v) => `\`${String(v)}\``).join(', ')}`;
+    case 'invalid_type':
+      return `invalid type: ${describeValue(input)}, expected ${expectation(issue.expected)}`;
+    case 'too_small':
+      return `invalid value: ${describeValue(input)}, expected at least ${String(issue.minimum)}`;
+    case 'too_big':
+      return `invalid value: ${describeValue(input)}, expected at most ${String(issue.maximum)}`;
+    default:
+      return `invalid value: ${describeValue(input)} for \`${field}\`: ${issue.message}`;
   }
-  if (typeof value !== 'string') return `invalid type: ${describeValue(value)}, expected a string`;
-  if (kind === 'string' || kind.includes(value)) return null;
-  return `unknown variant \`${value}\`, expected one of ${kind.map((v) => `\`${v}\``).join(', ')}`;
+}
+
+/** What serde says a field expects, for zod's `expected` type name. */
+function expectation(expected: string): string {
+  if (expected === 'record' || expected === 'object') return 'a map';
+  if (expected === 'int') return 'an integer';
+  if (expected === 'array') return 'a sequence';
+  return `a ${expected}`;
+}
+
+function withoutUndefined<T extends Record<string, unknown>>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

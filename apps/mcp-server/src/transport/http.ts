@@ -19,6 +19,7 @@ import {
   type McpServerFactory,
 } from '@modelcontextprotocol/server';
 import { NodeStreamableHTTPServerTransport, hostHeaderValidation, originValidation, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import { wholeSeconds } from '@deputy/engine/facts';
 import type { Logger } from '../log.js';
 import { tokensMatch } from './auth-token.js';
 import type { ListenUrl } from './listen-url.js';
@@ -53,7 +54,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpListener
   const verifier = {
     async verifyAccessToken(presented: string): Promise<AuthInfo> {
       if (token === null || !tokensMatch(presented, token)) throw new OAuthError(OAuthErrorCode.InvalidToken, 'unknown bearer token');
-      return { token: presented, clientId: 'deputy-mcp-client', scopes: [], expiresAt: Math.floor(Date.now() / 1000) + 3600 };
+      return { token: presented, clientId: 'deputy-mcp-client', scopes: [], expiresAt: wholeSeconds(Date.now()) + 3600 };
     },
   };
 

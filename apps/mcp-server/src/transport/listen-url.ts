@@ -1,8 +1,11 @@
 /**
  * The `--listen` URL of the Streamable HTTP transport: `http://HOST:PORT/PATH` (port 0 picks a
  * free port), or a bare port, which means `http://127.0.0.1:PORT/mcp` (loopback by default).
- * Parsing and the loopback rule only; no sockets.
+ * Parsing only, no sockets; which hosts count as loopback is rpc's one rule (`isLoopbackHost`).
  */
+import { isLoopbackHost } from '@deputy/rpc/core';
+
+export { isLoopbackHost } from '@deputy/rpc/core';
 
 /** Where to listen. */
 export interface ListenUrl {
@@ -11,7 +14,7 @@ export interface ListenUrl {
   port: number;
   /** The one path MCP is served on, e.g. `/mcp`. */
   path: string;
-  /** True for 127.0.0.0/8, ::1 and localhost. */
+  /** True when the host is a loopback address or `localhost` (rpc's `isLoopbackHost`). */
   isLoopback: boolean;
 }
 
@@ -29,9 +32,4 @@ export function parseListenUrl(raw: string): ListenUrl {
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const path = url.pathname === '' ? '/' : url.pathname;
   return { host, port: Number(url.port), path, isLoopback: isLoopbackHost(host) };
-}
-
-/** True when `host` can only be reached from this machine. */
-export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }

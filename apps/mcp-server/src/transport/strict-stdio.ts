@@ -5,9 +5,11 @@
  * `-32602` for non-object params and an invalid `initialize`. It never closes on bad input.
  * On stdin EOF it stops reading, lets in-flight requests finish and answer, then closes — the
  * reference's behaviour — after failing any request it was still waiting on from the client.
- * Framing only: which messages mean what is the SDK's business.
+ * Lines are split by rpc's NDJSON framer (the app-server's stdio framing); which messages mean
+ * what is the SDK's business.
  */
 import type { Readable, Writable } from 'node:stream';
+import { DEFAULT_MAX_LINE_BYTES, LineSplitter, toLine, type LineEvent } from '@deputy/rpc/core';
 import { isSpecType, parseJSONRPCMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
 
 /** Options of the transport. */
@@ -20,8 +22,6 @@ export interface StrictStdioOptions {
 
 type Id = string | number;
 
-const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
-
 /** The stdio transport handed to `serveStdio`. */
 export class StrictStdioServerTransport implements Transport {
   onclose?: () => void;
@@ -30,9 +30,7 @@ export class StrictStdioServerTransport implements Transport {
   /** Resolves once the transport has closed. */
   readonly closed: Promise<void>;
   #resolveClosed!: () => void;
-  #chunks: Buffer[] = [];
-  #size = 0;
-  #skipping = false;
+  readonly #lines: LineSplitter;
   #ended = false;
   #isClosed = false;
   #initialized = false;
@@ -49,6 +47,7 @@ export class StrictStdioServerTransport implements Transport {
     private readonly options: StrictStdioOptions = {},
   ) {
     this.#maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    this.#lines = new LineSplitter({ maxLineBytes: this.#maxLineBytes });
     this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
   }
 
@@ -88,34 +87,13 @@ export class StrictStdioServerTransport implements Transport {
   }
 
   #onData = (chunk: Buffer): void => {
-    let start = 0;
-    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
-      this.#append(chunk.subarray(start, nl));
-      this.#takeLine();
-      start = nl + 1;
-    }
-    if (start < chunk.length) this.#append(chunk.subarray(start));
+    for (const event of this.#lines.push(chunk)) this.#onLine(event);
   };
 
-  #append(part: Buffer): void {
-    if (this.#skipping || part.length === 0) return;
-    this.#size += part.length;
-    if (this.#size > this.#maxLineBytes) {
-      this.#skipping = true;
-      this.#chunks = [];
-      this.#reply(null, -32600, `Invalid Request: message longer than ${this.#maxLineBytes} bytes`);
-      return;
-    }
-    this.#chunks.push(part);
-  }
-
-  #takeLine(): void {
-    const skipped = this.#skipping;
-    const line = Buffer.concat(this.#chunks).toString('utf8');
-    this.#chunks = [];
-    this.#size = 0;
-    this.#skipping = false;
-    if (!skipped && !this.#ended) this.#handleLine(line.endsWith('\r') ? line.slice(0, -1) : line);
+  #onLine(event: LineEvent): void {
+    if (this.#ended) return;
+    if (event.kind === 'overflow') return this.#reply(null, -32600, `Invalid Request: message longer than ${this.#maxLineBytes} bytes`);
+    this.#handleLine(event.text);
   }
 
   #handleLine(line: string): void {
@@ -172,7 +150,7 @@ export class StrictStdioServerTransport implements Transport {
   #onEnd = (): void => {
     if (this.#ended) return;
     // A last line without its newline still counts.
-    if (this.#chunks.length > 0) this.#takeLine();
+    for (const event of this.#lines.end()) this.#onLine(event);
     this.#ended = true;
     // Nobody can answer our requests any more: fail them so no turn waits forever.
     for (const id of this.#outbound.values()) {
@@ -204,7 +182,7 @@ export class StrictStdioServerTransport implements Transport {
 
   #write(message: unknown): Promise<void> {
     return new Promise((resolve, reject) => {
-      const ok = this.stdout.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : undefined));
+      const ok = this.stdout.write(toLine(JSON.stringify(message)), (error) => (error ? reject(error) : undefined));
       if (ok) resolve();
       else this.stdout.once('drain', resolve);
     });

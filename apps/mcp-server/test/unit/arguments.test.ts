@@ -2,8 +2,9 @@
  * Argument parsing of `codex` and `codex-reply`: the reference's error wording, null as absent,
  * unknown names ignored, and thread ids in every form the uuid parser accepts.
  */
+import { CodexListToolArgsSchema } from '@deputy/protocol/mcp-tools';
 import { describe, expect, it } from 'vitest';
-import { describeValue, parseCodexArgs, parseReplyArgs, parseUuid } from '../../src/tools/arguments.js';
+import { describeValue, parseCodexArgs, parseReplyArgs, parseToolArgs, parseUuid } from '../../src/tools/arguments.js';
 
 const ID = '01a22862-1b4a-7402-bb51-3fe2afe3ca06';
 
@@ -76,5 +77,22 @@ describe('parseUuid', () => {
 describe('describeValue', () => {
   it('names JSON values the way serde does', () => {
     expect([1.5, null, [], {}, 'x'].map(describeValue)).toEqual(['floating point `1.5`', 'null', 'sequence', 'map', 'string "x"']);
+  });
+});
+
+describe('parseToolArgs', () => {
+  it('reports the first bad argument in the order the client sent them, a missing one last', () => {
+    expect(parseCodexArgs({ config: 'x', model: 1 })).toEqual({ ok: false, message: 'Failed to parse configuration for Codex tool: invalid type: string "x", expected a map' });
+    expect(parseCodexArgs({ model: 1, config: 'x' })).toEqual({ ok: false, message: 'Failed to parse configuration for Codex tool: invalid type: integer `1`, expected a string' });
+    expect(parseCodexArgs({ 'approval-policy': 7 })).toEqual({ ok: false, message: 'Failed to parse configuration for Codex tool: invalid type: integer `7`, expected a string' });
+  });
+
+  it.each([
+    [{ limit: 0 }, 'invalid value: integer `0`, expected at least 1'],
+    [{ limit: 101 }, 'invalid value: integer `101`, expected at most 100'],
+    [{ limit: 2.5 }, 'invalid type: floating point `2.5`, expected an integer'],
+    [{ cursor: ['x'] }, 'invalid type: sequence, expected a string'],
+  ])('words a bad session-tool argument %j serde-style', (args, message) => {
+    expect(parseToolArgs(CodexListToolArgsSchema, args)).toEqual({ ok: false, message });
   });
 });

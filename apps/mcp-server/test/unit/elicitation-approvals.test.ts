@@ -1,18 +1,19 @@
 /**
- * The approval mapping of spec §7: elicitation parameters for commands and patches, the
- * decision read from every answer form of the §7.4 table (with the BETTER rules), the 2026
- * round answer, shell quoting in the message, and the router's fail-closed default.
+ * The approval mapping of docs/mcp-server.md, "Approvals": elicitation parameters for commands
+ * and patches, the decision read from every answer form (a `decision` first, else the standard
+ * `action`, else denied), the 2026 round answer, shell quoting in the message, and the router's
+ * fail-closed default.
  */
 import { describe, expect, it } from 'vitest';
 import { roundDecision } from '../../src/app.js';
-import { ApprovalRouter, approvalMessage, decisionFromResponse, elicitationParams, shellJoin } from '../../src/elicitation-approvals.js';
+import { ApprovalRouter, approvalMessage, decisionFromResponse, elicitationParams } from '../../src/elicitation-approvals.js';
 
 const exec = { kind: 'exec' as const, callId: 'call_13', command: ['/bin/bash', '-lc', 'touch made.txt'], cwd: '/ws', reason: null, proposedPrefixRule: null, isSandboxRetry: false };
 const patch = { kind: 'patch' as const, callId: 'call_83', changes: [{ path: '/ws/hello.txt', kind: { type: 'add' as const }, diff: '@@ -0,0 +1 @@\n+hi\n' }], reason: null, grantRoot: null };
 const origin = { threadId: 'T', toolCallId: '1', eventId: '1' };
 
 describe('elicitationParams', () => {
-  it('builds the exec approval request of §7.2', () => {
+  it('builds the exec approval request', () => {
     expect(elicitationParams(exec, origin)).toEqual({
       message: "Allow Deputy to run `/bin/bash -lc 'touch made.txt'` in `/ws`?",
       requestedSchema: { type: 'object', properties: {} },
@@ -27,7 +28,7 @@ describe('elicitationParams', () => {
     });
   });
 
-  it('builds the patch approval request of §7.3', () => {
+  it('builds the patch approval request', () => {
     expect(elicitationParams(patch, origin)).toEqual({
       message: 'Allow Deputy to apply proposed code changes?',
       requestedSchema: { type: 'object', properties: {} },
@@ -83,11 +84,13 @@ describe('roundDecision (2026 input-required answers)', () => {
   });
 });
 
-describe('shellJoin', () => {
-  it('quotes only what a shell would split or expand', () => {
-    expect(shellJoin(['/bin/bash', '-lc', 'touch made.txt'])).toBe("/bin/bash -lc 'touch made.txt'");
-    expect(shellJoin(['echo', "it's", ''])).toBe(`echo 'it'"'"'s' ''`);
-    expect(shellJoin(['ls', '-la', 'a/b.c'])).toBe('ls -la a/b.c');
+describe('the command in the message', () => {
+  const question = (command: string[]) => approvalMessage({ ...exec, command });
+
+  it('quotes only what a shell would split or expand, as the engine displays commands', () => {
+    expect(question(['/bin/bash', '-lc', 'touch made.txt'])).toBe("Allow Deputy to run `/bin/bash -lc 'touch made.txt'` in `/ws`?");
+    expect(question(['echo', "it's", ''])).toBe(`Allow Deputy to run \`echo 'it'\\''s' ''\` in \`/ws\`?`);
+    expect(question(['ls', '-la', 'a/b.c'])).toBe('Allow Deputy to run `ls -la a/b.c` in `/ws`?');
   });
 });
 

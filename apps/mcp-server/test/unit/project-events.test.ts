@@ -5,9 +5,10 @@
  * field the reference sends, Deputy sends too.
  */
 import { readFileSync } from 'node:fs';
+import { PROTECTED_DIR_NAMES } from '@deputy/engine/facts';
 import type { EngineEvent, FileUpdate } from '@deputy/protocol';
 import { describe, expect, it } from 'vitest';
-import { codexChanges, diffSide, projectEvent, projectSessionStart, type CodexMsg, type ProjectionContext } from '../../src/project-events.js';
+import { codexChanges, projectEvent, projectSessionStart, type CodexMsg, type ProjectionContext } from '../../src/project-events.js';
 
 const REFERENCE = JSON.parse(readFileSync(new URL('../fixtures/reference-msgs.json', import.meta.url), 'utf8')) as Record<string, Record<string, unknown>>;
 const THREAD = '01a22862-1b4a-7402-bb51-3fe2afe3ca06';
@@ -173,7 +174,8 @@ describe('changes', () => {
   });
 
   it('keeps a missing final newline', () => {
-    expect(diffSide('@@ -0,0 +1,2 @@\n+a\n+b\n\\ No newline at end of file\n', '+')).toBe('a\nb');
+    const add: FileUpdate = { path: '/ws/ab.txt', kind: { type: 'add' }, diff: '@@ -0,0 +1,2 @@\n+a\n+b\n\\ No newline at end of file\n' };
+    expect(codexChanges([add])['/ws/ab.txt']).toEqual({ type: 'add', content: 'a\nb' });
   });
 });
 
@@ -183,5 +185,26 @@ describe('projectSessionStart', () => {
     expect(events.map((e) => e.id)).toEqual(['', '']);
     expect(events[0]?.msg).toMatchObject({ type: 'session_configured', session_id: THREAD, thread_id: THREAD, approval_policy: 'on-request', approvals_reviewer: 'user', permission_profile: { type: 'disabled' }, rollout_path: '/r.jsonl', reasoning_effort: 'high' });
     expect(events[1]?.msg).toEqual({ type: 'mcp_startup_complete', ready: [], failed: [], cancelled: [] });
+  });
+
+  it("reports workspace-write with the engine's grants: every protected name read-only under the project roots", () => {
+    const sandboxPolicy = { type: 'workspace-write' as const, writableRoots: ['/extra'], networkAccess: false, excludeTmpdirEnvVar: true, excludeSlashTmp: false };
+    const [configured] = projectSessionStart({ threadId: THREAD, model: 'm', modelProviderId: 'mock', approvalPolicy: 'never', sandboxPolicy, cwd: '/ws', rolloutPath: null, reasoningEffort: null });
+    const special = (kind: string, access: string, subpath?: string) => ({ path: { type: 'special', value: { kind, ...(subpath ? { subpath } : {}) } }, access });
+    expect(configured?.msg.permission_profile).toEqual({
+      type: 'managed',
+      file_system: {
+        type: 'restricted',
+        entries: [
+          special('root', 'read'),
+          special('project_roots', 'write'),
+          special('slash_tmp', 'write'),
+          ...PROTECTED_DIR_NAMES.map((name) => special('project_roots', 'read', name)),
+          { path: { type: 'path', path: '/extra' }, access: 'write' },
+        ],
+      },
+      network: 'restricted',
+    });
+    expect(PROTECTED_DIR_NAMES).toEqual(['.git', '.deputy', '.codex']);
   });
 });

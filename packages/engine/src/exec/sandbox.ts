@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { SandboxPolicy } from '@deputy/protocol';
 import type { SandboxIsolation } from './sandbox-probe.js';
+import { PROTECTED_DIR_NAMES } from './sandbox-grants.js';
 import { networkOffFilterFile, SECCOMP_FD, withSeccompFd } from './seccomp.js';
 
 // The probe and the denial heuristic live in their own modules; they are re-exported here so the
@@ -19,9 +20,9 @@ export { checkSandboxAvailable, findBwrap } from './sandbox-probe.js';
 export type { BwrapLocation, SandboxAvailability, SandboxIsolation } from './sandbox-probe.js';
 export { hasSandboxDenialKeyword, looksLikeSandboxDenial, SANDBOX_DENIAL_KEYWORDS } from './denial.js';
 export type { DenialCheckInput } from './denial.js';
-
-/** Names kept read-only at the top of every writable root. */
-export const PROTECTED_DIR_NAMES: readonly string[] = ['.git', '.deputy', '.codex'];
+// The protected names and the grants the front doors report are defined in their own leaf module.
+export { PROTECTED_DIR_NAMES, sandboxGrants } from './sandbox-grants.js';
+export type { SandboxGrants, WritableGrant } from './sandbox-grants.js';
 
 /** Where the policy is applied: the command's cwd and its environment (for `$TMPDIR`). */
 export interface SandboxContext {

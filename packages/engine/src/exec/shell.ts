@@ -1,6 +1,8 @@
 /**
  * Turning a model's command string into an argv for the user's shell (`/bin/bash -lc '…'`), and
- * an argv back into one shell-quoted line for display in approvals and events. Pure functions.
+ * an argv back into text for display: one shell-quoted line, or the script a shell wrapper runs.
+ * The one definition of shell quoting and of "the script of an argv" that both front doors
+ * report. Pure functions.
  */
 
 /** Options of {@link shellArgv}. */
@@ -37,4 +39,17 @@ export function shellQuote(word: string): string {
 /** One shell-quoted line for an argv, e.g. `/bin/bash -lc 'echo hi'`. */
 export function displayCommand(argv: readonly string[]): string {
   return argv.map(shellQuote).join(' ');
+}
+
+/** The flags after which a shell's next argument is the script it runs. */
+const SCRIPT_FLAGS: ReadonlySet<string> = new Set(['-c', '-lc']);
+
+/**
+ * The script an argv runs, for display: `script` for exactly `[shell, '-c'|'-lc', script]` (what
+ * {@link shellArgv} builds), otherwise the argv as one shell-quoted line ({@link displayCommand}).
+ */
+export function scriptOf(argv: readonly string[]): string {
+  const [, flag, script] = argv;
+  if (argv.length === 3 && flag !== undefined && SCRIPT_FLAGS.has(flag) && script !== undefined) return script;
+  return displayCommand(argv);
 }
