@@ -1,14 +1,19 @@
 /**
- * Auto-compaction: when the next request would pass the model's context limit, the history is
- * summarised by the model (prompt overridable with `compact_prompt`) and replaced by the context
- * messages, a summary message and the current turn's user input. The rollout records a
- * `compacted` line followed by the new history, so a resumed thread continues from the summary.
+ * Compaction: when the next request would pass the model's context limit (or a request was
+ * refused as too long, or the user asked for it), the history is summarised by the model
+ * (prompt overridable with `compact_prompt`) and replaced by the context messages, a summary
+ * message and the current turn's user input. The rollout records a `compacted` line followed by
+ * the new history, so a resumed thread continues from the summary. The summary request is a
+ * model step without tools whose usage is not counted; only the thread changes the history.
  */
 import { v4 as uuidv4 } from 'uuid';
 import type { ThreadItem } from '@deputy/protocol';
+import type { ResponseItem } from '../model/types.js';
 import { DEFAULT_COMPACT_PROMPT } from './base-instructions.js';
-import type { ActiveTurn, Thread } from './thread.js';
-import { buildRequest, injectContext, userMessageItem } from './turn-runner.js';
+import { buildRequest, messageText, streamStep } from './model-step.js';
+import { contextKeyOf } from './settings.js';
+import { contextItems, userMessageItem } from './turn-input.js';
+import type { TurnScope } from './turn-scope.js';
 
 /** Fraction of the context window at which a thread is compacted when no limit is configured. */
 export const AUTO_COMPACT_FRACTION = 0.9;
@@ -17,34 +22,34 @@ export const AUTO_COMPACT_FRACTION = 0.9;
 export const SUMMARY_PREFIX = 'Earlier work in this conversation was summarised to save context. Summary:\n\n';
 
 /** Whether the history should be compacted before the next request. */
-export function shouldCompact(thread: Thread, turn: ActiveTurn): boolean {
-  if (!thread.usage || thread.usageIsStale) return false;
-  const window = thread.deps.describeModel(turn.settings.model).contextWindow;
-  const limit = thread.deps.autoCompactTokenLimit ?? (window ? Math.floor(window * AUTO_COMPACT_FRACTION) : null);
-  return limit !== null && thread.usage.last.totalTokens >= limit;
+export function shouldCompact(scope: TurnScope): boolean {
+  const usage = scope.usage;
+  if (!usage || scope.usageIsStale) return false;
+  const window = scope.deps.describeModel(scope.turn.settings.model).contextWindow;
+  const limit = scope.deps.autoCompactTokenLimit ?? (window ? Math.floor(window * AUTO_COMPACT_FRACTION) : null);
+  return limit !== null && usage.last.totalTokens >= limit;
 }
 
-/** Summarises the history with the model and replaces it. */
-export async function compactHistory(thread: Thread, turn: ActiveTurn): Promise<void> {
+/** Summarises the history with the model and replaces it, as a `contextCompaction` item. */
+export async function compactHistory(scope: TurnScope): Promise<void> {
   const item: ThreadItem = { type: 'contextCompaction', id: uuidv4() };
-  thread.emit(turn.id, { type: 'item.started', item, atMs: Date.now() });
-  const prompt = turn.settings.compactPrompt ?? DEFAULT_COMPACT_PROMPT;
-  const request = buildRequest(thread, turn, false);
+  scope.emit({ type: 'item.started', item, atMs: Date.now() });
+  const prompt = scope.turn.settings.compactPrompt ?? DEFAULT_COMPACT_PROMPT;
+  const request = buildRequest(scope, false);
   request.input.push({ type: 'message', role: 'user', content: [{ type: 'input_text', text: prompt }] });
   let summary = '';
-  for await (const event of thread.deps.modelClient.stream(request, turn.controller.signal)) {
-    if (event.type === 'item.done' && event.item.type === 'message' && event.item.role === 'assistant') {
-      summary += event.item.content.map((part) => ('text' in part ? part.text : '')).join('');
-    }
-  }
-  const currentInput = thread.turns.find((t) => t.info.id === turn.id)?.items.flatMap((i) => (i.type === 'userMessage' ? [i.content] : [])) ?? [];
-  thread.deps.rollout.append({ type: 'compacted', payload: { turnId: turn.id, summary } });
-  thread.history.length = 0;
-  thread.historyTurnIds.length = 0;
-  thread.contextKey = null;
-  thread.usageIsStale = true;
-  injectContext(thread, turn);
-  thread.recordHistory({ type: 'message', role: 'user', content: [{ type: 'input_text', text: SUMMARY_PREFIX + summary }] }, turn.id);
-  for (const input of currentInput) thread.recordHistory(userMessageItem(input), turn.id);
-  thread.emit(turn.id, { type: 'item.completed', item, atMs: Date.now() });
+  await streamStep(scope, request, {
+    isLive: false,
+    countsUsage: false,
+    complete: (items) => {
+      for (const out of items) if (out.type === 'message' && out.role === 'assistant') summary += messageText(out);
+    },
+  });
+  const replacement: ResponseItem[] = [
+    ...contextItems(scope),
+    { type: 'message', role: 'user', content: [{ type: 'input_text', text: SUMMARY_PREFIX + summary }] },
+    ...scope.userInputs().map((input) => userMessageItem(input)),
+  ];
+  scope.replaceHistory(summary, replacement, contextKeyOf(scope.turn.settings));
+  scope.emit({ type: 'item.completed', item, atMs: Date.now() });
 }

@@ -8,8 +8,9 @@ import type { ThreadItem, ThreadTokenUsage, TurnInfo } from '@deputy/protocol';
 import type { ResponseItem } from '../model/types.js';
 import type { RolloutLine, RolloutLineType } from '../persistence/rollout-line.js';
 import { RolloutFormatError } from '../persistence/rollout-reader.js';
+import { dropLastTurns, dropTurnItems } from './history.js';
 import type { RolloutFact } from './rollout-sink.js';
-import type { TurnRecord } from './thread.js';
+import type { TurnRecord } from './thread-types.js';
 
 /** The state recovered from a rollout. */
 export interface ReplayedThread {
@@ -99,15 +100,8 @@ function turnById(turns: readonly TurnRecord[], id: string): TurnRecord | undefi
 }
 
 /** Drops the last `numTurns` turns from the turns and the history. */
-export function rollback(state: Pick<ReplayedThread, 'turns' | 'history' | 'historyTurnIds'>, numTurns: number): void {
-  const dropped = new Set(state.turns.splice(Math.max(0, state.turns.length - numTurns)).map((t) => t.info.id));
-  for (let i = state.history.length - 1; i >= 0; i--) {
-    const turnId = state.historyTurnIds[i];
-    if (turnId && dropped.has(turnId)) {
-      state.history.splice(i, 1);
-      state.historyTurnIds.splice(i, 1);
-    }
-  }
+function rollback(state: Pick<ReplayedThread, 'turns' | 'history' | 'historyTurnIds'>, numTurns: number): void {
+  dropTurnItems(state.history, state.historyTurnIds, dropLastTurns(state.turns, numTurns));
 }
 
 function repairUnfinished(state: ReplayedThread, nowMs: number): void {

@@ -20,8 +20,11 @@ import type { ThreadItem } from '@deputy/protocol';
 import { InvalidInputError } from '../errors.js';
 import type { ResponseItem } from '../model/types.js';
 import { initialContextItems } from './context.js';
-import type { ActiveTurn, Thread } from './thread.js';
-import { buildRequest, recordUsage, toolContext } from './turn-runner.js';
+import { buildRequest, messageText, showReasoning, streamStep, type StepView } from './model-step.js';
+import { closeOpenItems, runTool, toolOutputItem } from './tool-step.js';
+import type { ReviewRequest, ToolCall, TurnScope } from './turn-scope.js';
+
+export type { ReviewRequest } from './turn-scope.js';
 
 /** What to review. */
 export type ReviewTarget =
@@ -29,13 +32,6 @@ export type ReviewTarget =
   | { type: 'baseBranch'; branch: string }
   | { type: 'commit'; sha: string; title?: string | null }
   | { type: 'custom'; instructions: string };
-
-/** A review ready to run: the reviewer's prompt and the short text shown to users. */
-export interface ReviewRequest {
-  prompt: string;
-  /** What is reviewed, for display (`current changes`, `changes against 'main'`, `commit abc1234: …`). */
-  hint: string;
-}
 
 /** Longest diff (in characters) put into a review prompt; longer ones are cut with a note. */
 export const MAX_REVIEW_DIFF_CHARS = 200_000;
@@ -227,52 +223,51 @@ export function renderReviewOutput(output: ReviewOutput): string {
   return parts.length > 0 ? parts.join('\n\n') : REVIEW_EMPTY_TEXT;
 }
 
-type ToolCall = Extract<ResponseItem, { type: 'function_call' | 'custom_tool_call' }>;
-
 /**
  * Runs a review turn: enteredReviewMode, the reviewer's conversation, exitedReviewMode and the
  * review as an agent message; returns the review text. On abort the exit item says so and the
  * abort is rethrown (the turn ends interrupted).
  */
-export async function runReview(thread: Thread, turn: ActiveTurn, request: ReviewRequest): Promise<string> {
+export async function runReview(scope: TurnScope, request: ReviewRequest): Promise<string> {
   const entered: ThreadItem = { type: 'enteredReviewMode', id: uuidv4(), review: request.hint };
-  thread.emit(turn.id, { type: 'item.started', item: entered, atMs: Date.now() });
-  thread.emit(turn.id, { type: 'item.completed', item: entered, atMs: Date.now() });
+  scope.emit({ type: 'item.started', item: entered, atMs: Date.now() });
+  scope.emit({ type: 'item.completed', item: entered, atMs: Date.now() });
   let answer: string;
   try {
-    answer = await converse(thread, turn, request.prompt);
+    answer = await converse(scope, request.prompt);
   } catch (error) {
-    if (turn.controller.signal.aborted) exitReview(thread, turn, request, null);
+    if (scope.turn.controller.signal.aborted) exitReview(scope, request, null);
     throw error;
   }
-  return exitReview(thread, turn, request, parseReviewOutput(answer));
+  return exitReview(scope, request, parseReviewOutput(answer));
 }
 
 /** Emits exitedReviewMode and the review message, and records the review in the thread's history. */
-function exitReview(thread: Thread, turn: ActiveTurn, request: ReviewRequest, output: ReviewOutput | null): string {
+function exitReview(scope: TurnScope, request: ReviewRequest, output: ReviewOutput | null): string {
   const text = output ? renderReviewOutput(output) : REVIEW_INTERRUPTED_TEXT;
   const exited: ThreadItem = { type: 'exitedReviewMode', id: uuidv4(), review: text };
   const now = Date.now();
-  thread.emit(turn.id, { type: 'item.started', item: exited, atMs: now });
-  thread.emit(turn.id, { type: 'item.completed', item: exited, atMs: now });
+  scope.emit({ type: 'item.started', item: exited, atMs: now });
+  scope.emit({ type: 'item.completed', item: exited, atMs: now });
   const note = output
     ? `The user ran a code review of ${request.hint}. The reviewer's result follows; the user may ask to address some of its findings.\n\n<review_result>\n${text}\n</review_result>`
     : `The user started a code review of ${request.hint}, but it was interrupted before it finished.`;
-  thread.recordHistory({ type: 'message', role: 'user', content: [{ type: 'input_text', text: note }] }, turn.id);
+  scope.record({ type: 'message', role: 'user', content: [{ type: 'input_text', text: note }] });
   const messageId = uuidv4();
-  thread.emit(turn.id, { type: 'item.started', item: { type: 'agentMessage', id: messageId, text: '', phase: null }, atMs: now });
-  thread.recordHistory({ type: 'message', role: 'assistant', id: messageId, content: [{ type: 'output_text', text }] }, turn.id);
-  thread.emit(turn.id, { type: 'item.completed', item: { type: 'agentMessage', id: messageId, text, phase: null }, atMs: Date.now() });
+  scope.emit({ type: 'item.started', item: { type: 'agentMessage', id: messageId, text: '', phase: null }, atMs: now });
+  scope.record({ type: 'message', role: 'assistant', id: messageId, content: [{ type: 'output_text', text }] });
+  scope.emit({ type: 'item.completed', item: { type: 'agentMessage', id: messageId, text, phase: null }, atMs: Date.now() });
   return text;
 }
 
 /**
- * The reviewer's conversation: model requests with the reviewer instructions and the review
- * history, tool calls run with the turn's policies, until the model answers without tools.
- * Returns its last message's text.
+ * The reviewer's conversation, apart from the thread's history: model steps with the reviewer
+ * instructions and the review history (reasoning shown when complete, messages kept private),
+ * tool calls run with the turn's policies, until the model answers without tools. Returns its
+ * last message's text.
  */
-async function converse(thread: Thread, turn: ActiveTurn, prompt: string): Promise<string> {
-  const s = turn.settings;
+async function converse(scope: TurnScope, prompt: string): Promise<string> {
+  const s = scope.turn.settings;
   const history: ResponseItem[] = initialContextItems({
     cwd: s.cwd,
     sandbox: s.sandboxPolicy,
@@ -283,62 +278,40 @@ async function converse(thread: Thread, turn: ActiveTurn, prompt: string): Promi
   history.push({ type: 'message', role: 'user', content: [{ type: 'input_text', text: prompt }] });
   const open = new Map<string, ThreadItem>();
   let answer = '';
+  let calls: ToolCall[] = [];
+  const view: StepView = {
+    isLive: false,
+    countsUsage: true,
+    complete: (items, started) => {
+      for (const item of items) {
+        history.push(item);
+        if (item.type === 'message' && item.role === 'assistant') answer = messageText(item);
+        else if (item.type === 'function_call' || item.type === 'custom_tool_call') calls.push(item);
+        else if (item.type === 'reasoning') showReasoning(scope, item, started);
+      }
+    },
+  };
   try {
     for (;;) {
-      const request = { ...buildRequest(thread, turn), instructions: REVIEW_INSTRUCTIONS, input: [...history], outputSchema: null, promptCacheKey: turn.id };
-      let done: ResponseItem[] = [];
-      const calls: ToolCall[] = [];
-      for await (const event of thread.deps.modelClient.stream(request, turn.controller.signal)) {
-        if (event.type === 'item.done') done.push(event.item);
-        else if (event.type === 'retrying') {
-          done = [];
-          thread.emit(turn.id, { type: 'error', error: event.error, willRetry: true });
-        } else if (event.type === 'completed') {
-          for (const item of done) {
-            history.push(item);
-            if (item.type === 'message' && item.role === 'assistant') answer = item.content.map((part) => ('text' in part ? part.text : '')).join('');
-            else if (item.type === 'function_call' || item.type === 'custom_tool_call') calls.push(item);
-            else if (item.type === 'reasoning') showReasoning(thread, turn, item);
-          }
-          done = [];
-          if (event.usage) recordUsage(thread, turn, event.usage);
-        }
-      }
+      calls = [];
+      const request = { ...buildRequest(scope), instructions: REVIEW_INSTRUCTIONS, input: [...history], outputSchema: null, promptCacheKey: scope.turn.id };
+      await streamStep(scope, request, view);
       if (calls.length === 0) return answer;
-      for (const call of calls) history.push(await runCall(thread, turn, call, open));
+      for (const call of calls) history.push(await runReviewCall(scope, call, open));
     }
   } finally {
     // Tool items an abort cut off complete before the turn does.
-    for (const item of open.values()) {
-      const closed: ThreadItem = item.type === 'commandExecution' || item.type === 'fileChange' || item.type === 'mcpToolCall' ? { ...item, status: 'failed' } : item;
-      thread.emit(turn.id, { type: 'item.completed', item: closed, atMs: Date.now() });
-    }
+    closeOpenItems(scope, open);
   }
 }
 
-function showReasoning(thread: Thread, turn: ActiveTurn, item: Extract<ResponseItem, { type: 'reasoning' }>): void {
-  const shown: ThreadItem = { type: 'reasoning', id: item.id ?? uuidv4(), summary: item.summary.map((x) => x.text), content: (item.content ?? []).map((c) => c.text) };
-  const now = Date.now();
-  thread.emit(turn.id, { type: 'item.started', item: { ...shown, summary: [], content: [] }, atMs: now });
-  thread.emit(turn.id, { type: 'item.completed', item: shown, atMs: now });
-}
-
 /** Runs one of the reviewer's tool calls; returns its output item for the review history. */
-async function runCall(thread: Thread, turn: ActiveTurn, call: ToolCall, open: Map<string, ThreadItem>): Promise<ResponseItem> {
-  const signal = turn.controller.signal;
+async function runReviewCall(scope: TurnScope, call: ToolCall, open: Map<string, ThreadItem>): Promise<ResponseItem> {
   let ended = false;
-  const ctx = toolContext(thread, turn, call, open, () => ended);
-  const running = thread.deps.tools.dispatch(call.name, call.type === 'function_call' ? call.arguments : call.input, ctx);
-  running.catch(() => undefined);
   try {
-    const result = await new Promise<Awaited<typeof running>>((resolve, reject) => {
-      if (signal.aborted) return reject(signal.reason);
-      const onAbort = () => reject(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
-      running.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-    });
-    return { type: call.type === 'function_call' ? 'function_call_output' : 'custom_tool_call_output', call_id: call.call_id, output: result.output };
+    const result = await runTool(scope, call, open, () => ended);
+    return toolOutputItem(call, result.output);
   } finally {
-    if (signal.aborted) ended = true;
+    if (scope.turn.controller.signal.aborted) ended = true;
   }
 }

@@ -13,12 +13,15 @@ import { rolloutLine, type RolloutLine } from '../persistence/rollout-line.js';
 import { readRollout, readRolloutSync, scanRollout } from '../persistence/rollout-reader.js';
 import { findRolloutPath, moveFromArchive, moveToArchive, RolloutWriter } from '../persistence/rollout-store.js';
 import { ThreadIndex, type ThreadListParams } from '../persistence/thread-index.js';
-import type { EngineRuntime } from './runtime.js';
 import { previewOf } from '../persistence/rollout-summary.js';
+import type { EngineRuntime } from './runtime.js';
 import { messageTurns, replayRollout, RESUME_LINES, scanRolloutHead } from './replay.js';
 import type { RolloutSink } from './rollout-sink.js';
 import { applyTurnOverrides, sandboxModeOf, sandboxPolicyFromMode, type ThreadSettings, type TurnOverrides } from './settings.js';
-import { Thread, type ThreadMeta, type TurnRecord } from './thread.js';
+import { Thread } from './thread.js';
+import type { StartThreadOptions, ThreadMeta, TurnRecord } from './thread-types.js';
+
+export type { StartThreadOptions } from './thread-types.js';
 
 /** Lifecycle events of the manager (thread-level, for broadcasts). */
 export type ManagerEvent =
@@ -52,15 +55,6 @@ export interface ThreadSnapshot {
   turns: TurnRecord[];
   settings: ThreadSettings;
 }
-
-/** Options to start a thread; unset fields come from the config. */
-export type StartThreadOptions = TurnOverrides & {
-  baseInstructions?: string | null;
-  developerInstructions?: string | null;
-  compactPrompt?: string | null;
-  /** Who created it (`exec`, `mcp`, `vscode`, …); defaults to the manager's source. */
-  source?: string;
-};
 
 /** Options of `fork`. */
 export interface ForkOptions extends StartThreadOptions {
@@ -199,10 +193,7 @@ export class ThreadManager {
     const thread = await this.resume(threadId);
     if (thread.activeTurnId) throw new InvalidInputError('cannot roll back while a turn is running');
     if (!Number.isInteger(numTurns) || numTurns < 1) throw new InvalidInputError('numTurns must be a positive integer');
-    thread.deps.rollout.append({ type: 'rollback', payload: { numTurns } });
-    const { rollback } = await import('./replay.js');
-    rollback(thread, numTurns);
-    thread.contextKey = null;
+    thread.rollback(numTurns);
     return thread;
   }
 
@@ -278,22 +269,13 @@ export class ThreadManager {
       settings,
       writer,
     );
-    thread.name = head.name;
-    thread.usage = head.usage;
-    thread.contextKey = head.contextKey;
     const row = this.index.get(threadId);
     thread.preview = row?.preview ?? '';
     thread.updatedAtMs = row?.updatedAtMs ?? meta.createdAtMs;
     // The history and turns are replayed on first use: resuming a large thread only reads it.
-    thread.deferLoad(
-      (target) => {
-        const replayed = replayRollout(readRolloutSync(path, { bytes: scan.bytes }).lines);
-        // One push per element: spreading a long thread's history would overflow the call stack.
-        for (const item of replayed.history) target.history.push(item);
-        for (const turnId of replayed.historyTurnIds) target.historyTurnIds.push(turnId);
-        for (const turn of replayed.turns) target.turns.push(turn);
-        for (const fact of replayed.repairs) thread.deps.rollout.append(fact);
-      },
+    thread.deferRestore(
+      head,
+      () => replayRollout(readRolloutSync(path, { bytes: scan.bytes }).lines),
       () => messageTurns(scan.lines),
     );
     return thread;
@@ -317,16 +299,7 @@ export class ThreadManager {
     });
     for (const line of copied) writer.append(line);
     const thread = this.#attach(meta, settings, writer);
-    if (copied.length > 0) {
-      const replayed = replayRollout(copied);
-      thread.history.push(...replayed.history);
-      thread.historyTurnIds.push(...replayed.historyTurnIds);
-      thread.turns.push(...replayed.turns);
-      thread.name = replayed.name;
-      thread.usage = replayed.usage;
-      thread.contextKey = replayed.contextKey;
-      for (const fact of replayed.repairs) thread.deps.rollout.append(fact);
-    }
+    if (copied.length > 0) thread.restore(replayRollout(copied));
     const firstUser = thread.turns.flatMap((t) => t.items).find((i) => i.type === 'userMessage');
     thread.preview = firstUser ? previewOf(firstUser) : '';
     this.index.upsert(this.summaryOf(thread));
@@ -346,6 +319,7 @@ export class ThreadManager {
       rollout: sink,
       tools: services.tools,
       childEnv: () => services.services.childEnv(),
+      execSessions: services.services.sessions,
       onActivity: (t) => this.index.touch(t.id, t.updatedAtMs, t.preview || undefined),
       onClose: () => {
         services.close();

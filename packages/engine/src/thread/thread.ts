@@ -1,120 +1,37 @@
 /**
- * Thread: one persisted conversation. It owns the history sent to the model, the turns and items
- * shown to users, token usage, the event stream and the single active turn. Every event is
- * stamped with ids and a monotonic seq, and its fact is appended to the rollout before the event
- * is published. The turn loop itself lives in turn-runner.ts.
+ * Thread: one persisted conversation. It owns the model history (a `History` only it changes),
+ * the turns and items shown to users, token usage, the event stream and the single active turn.
+ * Every event is stamped with ids and a monotonic seq, and its fact is appended to the rollout
+ * before the event is published. A turn sees the thread through the `TurnScope` the thread makes
+ * for it; the turn loop itself lives in turn-runner.ts.
  */
 import { v7 as uuidv7 } from 'uuid';
-import type {
-  ApprovalRequest,
-  EngineEvent,
-  EngineEventBody,
-  ReviewDecision,
-  ThreadItem,
-  ThreadTokenUsage,
-  TurnInfo,
-  UserInput,
-} from '@deputy/protocol';
-import type { ApprovalPort } from '../approvals/approval-port.js';
+import type { ApprovalRequest, EngineEvent, EngineEventBody, ReviewDecision, ThreadTokenUsage, TurnInfo, UserInput } from '@deputy/protocol';
 import { NoActiveTurnError, TurnInProgressError, TurnMismatchError, TurnNotSteerableError, InvalidInputError } from '../errors.js';
 import { EventStream } from '../events/event-stream.js';
-import type { ModelClient, ResponseItem } from '../model/types.js';
-import type { ToolRegistry } from '../tools/registry.js';
+import type { ResponseItem } from '../model/types.js';
 import { previewOf } from '../persistence/rollout-summary.js';
-import type { RolloutSink } from './rollout-sink.js';
+import { dropLastTurns, History } from './history.js';
+import { raceAbort } from './race-abort.js';
+import type { ReplayedThread, RolloutHead } from './replay.js';
+import { resolveReviewRequest, type ReviewTarget } from './review.js';
 import { applyTurnOverrides, contextKeyOf, type ThreadSettings, type TurnOverrides } from './settings.js';
-import { resolveReviewRequest, type ReviewRequest, type ReviewTarget } from './review.js';
+import { ThreadTurnScope, type ThreadWrites } from './thread-scope.js';
+import type { PendingApproval, ThreadDeps, ThreadMeta, TurnHandle, TurnRecord } from './thread-types.js';
 import { runTurn } from './turn-runner.js';
+import type { ActiveTurn, ReviewRequest, TurnKind } from './turn-scope.js';
 import { joinUserShell, type UserShellHandle } from './user-shell.js';
 
-/** What the model runs on, as the catalogue describes it. */
-export interface ModelInfo {
-  contextWindow: number | null;
-  supportsReasoning: boolean;
-  supportsReasoningSummaries: boolean;
-  known: boolean;
-}
-
-/** Collaborators a thread needs; the ThreadManager provides them. */
-export interface ThreadDeps {
-  modelClient: ModelClient;
-  wire: 'responses' | 'chat';
-  describeModel(model: string): ModelInfo;
-  approvals: ApprovalPort;
-  rollout: RolloutSink;
-  tools: ToolRegistry;
-  projectDocMaxBytes: number;
-  autoCompactTokenLimit: number | null;
-  /** Called after each persisted change that the index cares about. */
-  onActivity(thread: Thread): void;
-  /** Called when the thread is closed (kills background processes). */
-  onClose?(): void;
-  /** The environment child processes get (shell_environment_policy); default: the default policy. */
-  childEnv?(): Record<string, string>;
-}
-
-/** Static facts about a thread. */
-export interface ThreadMeta {
-  id: string;
-  createdAtMs: number;
-  modelProvider: string;
-  source: string;
-  forkedFromId: string | null;
-  cliVersion: string;
-}
-
-/** A turn as the thread keeps it: its info and its completed items. */
-export interface TurnRecord {
-  info: TurnInfo;
-  items: ThreadItem[];
-}
-
-/** A pending approval, for status views. */
-export interface PendingApproval {
-  approvalId: string;
-  turnId: string;
-  request: ApprovalRequest;
-}
-
-/** A running turn's handle. */
-export interface TurnHandle {
-  turnId: string;
-  /** Resolves with the final turn info (completed, interrupted or failed); never rejects. */
-  done: Promise<TurnInfo>;
-}
-
-/** The mutable state of the active turn, shared with the turn runner. */
-export interface ActiveTurn {
-  id: string;
-  /**
-   * `compact`: a turn that only compacts the history (`Thread.startCompaction`); it takes no steer
-   * input. `userShell`: a turn that only runs a user shell command (`Thread.runUserShellCommand`).
-   * `review`: a code review (`Thread.startReview`, see review.ts); it takes no steer input either.
-   */
-  kind: 'regular' | 'compact' | 'userShell' | 'review';
-  /** What a `review` turn reviews (its prompt and the text shown to users). */
-  review?: ReviewRequest;
-  settings: ThreadSettings;
-  outputSchema: Record<string, unknown> | null;
-  controller: AbortController;
-  steerQueue: UserInput[][];
-  startedAtMs: number;
-  /** Per-turn scratch space for tools (e.g. the aggregate diff tracker). */
-  toolState: Map<string, unknown>;
-  /** User shell commands that joined this turn and still run; the turn completes after them. */
-  userShells: Set<Promise<void>>;
-  /** Model items waiting for the turn's next model request (user shell records). */
-  pendingHistory: ResponseItem[];
-}
+export type { ModelInfo, PendingApproval, ThreadDeps, ThreadMeta, TurnHandle, TurnRecord } from './thread-types.js';
+export type { ActiveTurn } from './turn-scope.js';
 
 /** One conversation. */
 export class Thread {
   readonly events = new EventStream<EngineEvent>();
-  readonly #history: ResponseItem[] = [];
-  readonly #historyTurnIds: (string | null)[] = [];
+  readonly #history = new History();
   readonly #turns: TurnRecord[] = [];
   /** Replays a resumed thread's rollout on first use (a big thread resumes without parsing it all). */
-  #deferredLoad: (() => void) | null = null;
+  #deferredLoad: (() => ReplayedThread) | null = null;
   #deferredMessages: (() => TurnRecord[]) | null = null;
   name: string | null = null;
   preview = '';
@@ -122,12 +39,28 @@ export class Thread {
   /** True after a compaction until the next request reports fresh usage. */
   usageIsStale = false;
   updatedAtMs: number;
-  /** Settings of the context last given to the model; a change re-sends the context. */
-  contextKey: string | null = null;
   readonly pendingApprovals = new Map<string, PendingApproval>();
   #seq = 0;
-  #active: ActiveTurn | null = null;
+  #active: ThreadTurnScope | null = null;
   #closed = false;
+  /** The changes a turn may make (history, approvals), handed to each turn's scope and nothing else. */
+  readonly #writes: ThreadWrites = {
+    record: (item, turnId) => this.#record(item, turnId),
+    recordContext: (items, contextKey, turnId) => {
+      this.#materialize();
+      this.#history.markContext(contextKey);
+      for (const item of items) this.#record(item, turnId);
+    },
+    replaceHistory: (summary, items, contextKey, turnId) => {
+      this.#materialize();
+      this.deps.rollout.append({ type: 'compacted', payload: { turnId, summary } });
+      this.#history.clear();
+      this.usageIsStale = true;
+      this.#history.markContext(contextKey);
+      for (const item of items) this.#record(item, turnId);
+    },
+    requestApproval: (turnId, request, signal) => this.#requestApproval(turnId, request, signal),
+  };
 
   constructor(
     readonly meta: ThreadMeta,
@@ -141,16 +74,21 @@ export class Thread {
     return this.meta.id;
   }
 
-  /** The model history (Responses items), in order. */
-  get history(): ResponseItem[] {
+  /** The model history (Responses items), in order. Only the thread's turns change it. */
+  get history(): readonly ResponseItem[] {
     this.#materialize();
-    return this.#history;
+    return this.#history.items;
   }
 
   /** The turn each history item belongs to (null for items before any turn), parallel to `history`. */
-  get historyTurnIds(): (string | null)[] {
+  get historyTurnIds(): readonly (string | null)[] {
     this.#materialize();
-    return this.#historyTurnIds;
+    return this.#history.turnIds;
+  }
+
+  /** Settings key of the context last given to the model (`contextKeyOf`); a change re-sends the context. */
+  get contextKey(): string | null {
+    return this.#history.contextKey;
   }
 
   /** The turns with their completed items. */
@@ -165,14 +103,26 @@ export class Thread {
   }
 
   /**
-   * Defers filling the history and turns until they are first needed. `load` receives the arrays
-   * to fill; it runs at most once.
+   * Takes the state a replay of the thread's rollout rebuilt (a fork), and appends the repairs
+   * the replay made (interrupted turns, aborted calls) to the rollout.
    */
-  deferLoad(
-    load: (target: { history: ResponseItem[]; historyTurnIds: (string | null)[]; turns: TurnRecord[] }) => void,
-    messageView: () => TurnRecord[],
-  ): void {
-    this.#deferredLoad = () => load({ history: this.#history, historyTurnIds: this.#historyTurnIds, turns: this.#turns });
+  restore(replayed: ReplayedThread): void {
+    this.#fill(replayed, replayed.contextKey);
+    this.name = replayed.name;
+    this.usage = replayed.usage;
+  }
+
+  /**
+   * Restores a resumed thread from its rollout's head now (name, usage, context key) and
+   * defers the replay of its history and turns until they are first needed: `load` runs at most
+   * once. `messageView` gives the message-only turns meanwhile (see `messageTurns`).
+   */
+  deferRestore(head: Pick<RolloutHead, 'name' | 'usage' | 'contextKey'>, load: () => ReplayedThread, messageView: () => TurnRecord[]): void {
+    this.name = head.name;
+    this.usage = head.usage;
+    // The items follow on first use; the head already knows which context they hold.
+    this.#history.restore([], [], head.contextKey);
+    this.#deferredLoad = load;
     this.#deferredMessages = messageView;
   }
 
@@ -190,7 +140,22 @@ export class Thread {
     if (!load) return;
     this.#deferredLoad = null;
     this.#deferredMessages = null;
-    load();
+    // The head's context key stands: it was read from the same lines.
+    this.#fill(load(), this.#history.contextKey);
+  }
+
+  #fill(replayed: ReplayedThread, contextKey: string | null): void {
+    this.#history.restore(replayed.history, replayed.historyTurnIds, contextKey);
+    // One push per element: spreading a long thread's turns would overflow the call stack.
+    for (const turn of replayed.turns) this.#turns.push(turn);
+    for (const fact of replayed.repairs) this.deps.rollout.append(fact);
+  }
+
+  /** Drops the last `numTurns` turns and their history (the rollout records a `rollback` line). */
+  rollback(numTurns: number): void {
+    this.#materialize();
+    this.deps.rollout.append({ type: 'rollback', payload: { numTurns } });
+    this.#history.rollback(dropLastTurns(this.#turns, numTurns));
   }
 
   /** Absolute rollout path (null for an in-memory thread). */
@@ -200,12 +165,12 @@ export class Thread {
 
   /** The running turn's id, or null. */
   get activeTurnId(): string | null {
-    return this.#active?.id ?? null;
+    return this.#active?.turn.id ?? null;
   }
 
-  /** The running turn's state (for the runner). */
+  /** The running turn's state. */
   get activeTurn(): ActiveTurn | null {
-    return this.#active;
+    return this.#active?.turn ?? null;
   }
 
   get isClosed(): boolean {
@@ -236,7 +201,7 @@ export class Thread {
    */
   async startReview(target: ReviewTarget): Promise<TurnHandle> {
     if (this.#closed) throw new InvalidInputError(`thread ${this.id} is closed; resume it to start a turn`);
-    if (this.#active) throw new TurnInProgressError(this.id, this.#active.id);
+    if (this.#active) throw new TurnInProgressError(this.id, this.#active.turn.id);
     return this.beginReview(await resolveReviewRequest(target, this.settings.cwd));
   }
 
@@ -254,14 +219,14 @@ export class Thread {
     if (this.#closed) throw new InvalidInputError(`thread ${this.id} is closed; resume it to run a command`);
     const script = command.trim();
     if (script === '') throw new InvalidInputError('command must not be empty');
-    if (this.#active) return joinUserShell(this, this.#active, script);
+    if (this.#active) return joinUserShell(this.#active, script);
     const { turnId, done } = this.#begin('userShell', [{ type: 'text', text: script }], {});
     return { turnId, isJoined: false, done: done.then(() => undefined) };
   }
 
-  #begin(kind: ActiveTurn['kind'], input: UserInput[], overrides: TurnOverrides, review?: ReviewRequest): TurnHandle {
+  #begin(kind: TurnKind, input: UserInput[], overrides: TurnOverrides, review?: ReviewRequest): TurnHandle {
     if (this.#closed) throw new InvalidInputError(`thread ${this.id} is closed; resume it to start a turn`);
-    if (this.#active) throw new TurnInProgressError(this.id, this.#active.id);
+    if (this.#active) throw new TurnInProgressError(this.id, this.#active.turn.id);
     if (kind === 'regular' && input.length === 0) throw new InvalidInputError('input must not be empty');
     this.settings = applyTurnOverrides(this.settings, overrides);
     const turn: ActiveTurn = {
@@ -277,16 +242,17 @@ export class Thread {
       pendingHistory: [],
       ...(review ? { review } : {}),
     };
-    this.#active = turn;
-    const done = runTurn(this, turn, input).finally(() => {
-      if (this.#active === turn) this.#active = null;
+    const scope = new ThreadTurnScope(this, turn, this.#writes);
+    this.#active = scope;
+    const done = runTurn(scope, input).finally(() => {
+      if (this.#active === scope) this.#active = null;
     });
     return { turnId: turn.id, done };
   }
 
   /** Queues input for the running turn; it joins at the next model request. */
   steer(input: UserInput[], expectedTurnId?: string): string {
-    const turn = this.#active;
+    const turn = this.#active?.turn;
     if (!turn) throw new NoActiveTurnError();
     if (expectedTurnId !== undefined && expectedTurnId !== turn.id) throw new TurnMismatchError(expectedTurnId, turn.id);
     // A user shell turn takes steer input; it is recorded when the command ends (as in Codex).
@@ -301,7 +267,7 @@ export class Thread {
    * final info once it has ended, or null when no turn was running.
    */
   async interrupt(expectedTurnId?: string): Promise<TurnInfo | null> {
-    const turn = this.#active;
+    const turn = this.#active?.turn;
     if (!turn) return null;
     if (expectedTurnId !== undefined && expectedTurnId !== turn.id) throw new TurnMismatchError(expectedTurnId, turn.id);
     const ended = new Promise<TurnInfo>((resolve) => {
@@ -324,21 +290,21 @@ export class Thread {
   emit(turnId: string | null, body: EngineEventBody): EngineEvent {
     const event = { ...body, threadId: this.id, turnId, seq: ++this.#seq } as EngineEvent;
     this.#persist(event);
-    if (event.type === 'turn.completed' && this.#active?.id === event.turn.id) this.#active = null;
+    if (event.type === 'turn.completed' && this.#active?.turn.id === event.turn.id) this.#active = null;
     this.events.emit(event);
     return event;
   }
 
   /** Appends an item to the model history (and the rollout), and publishes it raw. */
-  recordHistory(item: ResponseItem, turnId: string | null): void {
-    this.history.push(item);
-    this.historyTurnIds.push(turnId);
+  #record(item: ResponseItem, turnId: string | null): void {
+    this.#materialize();
+    this.#history.append(item, turnId);
     this.deps.rollout.append({ type: 'response_item', payload: { turnId, item: item as unknown as Record<string, unknown> } });
     this.emit(turnId, { type: 'model.item', item: item as unknown as Record<string, unknown> });
   }
 
   /** Asks the approval port, emitting approval events; settles as `abort` when the turn aborts. */
-  async requestApproval(turnId: string, request: ApprovalRequest, signal: AbortSignal): Promise<ReviewDecision> {
+  async #requestApproval(turnId: string, request: ApprovalRequest, signal: AbortSignal): Promise<ReviewDecision> {
     const approvalId = uuidv7();
     this.pendingApprovals.set(approvalId, { approvalId, turnId, request });
     this.emit(turnId, { type: 'approval.requested', approvalId, request });
@@ -405,22 +371,4 @@ export class Thread {
     this.updatedAtMs = Date.now();
     this.deps.onActivity(this);
   }
-}
-
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }

@@ -19,7 +19,7 @@ import { ExecProcess } from '../exec/exec-process.js';
 import { displayExitCode, truncateForModel } from '../exec/format.js';
 import { displayCommand, shellArgv } from '../exec/shell.js';
 import type { ResponseItem } from '../model/types.js';
-import type { ActiveTurn, Thread } from './thread.js';
+import type { ActiveTurn, TurnScope } from './turn-scope.js';
 
 /** Longest a user shell command may run before its process group is killed (reference: 1 hour). */
 export const USER_SHELL_TIMEOUT_MS = 60 * 60 * 1000;
@@ -73,8 +73,9 @@ export function userShellRecord(command: string, outcome: UserShellOutcome): Res
 }
 
 /** Runs `command` as part of the running `turn` (a command typed while the turn works). */
-export function joinUserShell(thread: Thread, turn: ActiveTurn, command: string): UserShellHandle {
-  const done: Promise<void> = runUserShell(thread, turn, command).finally(() => turn.userShells.delete(done));
+export function joinUserShell(scope: TurnScope, command: string): UserShellHandle {
+  const turn = scope.turn;
+  const done: Promise<void> = runUserShell(scope, command).finally(() => turn.userShells.delete(done));
   turn.userShells.add(done);
   return { turnId: turn.id, isJoined: true, done };
 }
@@ -84,9 +85,10 @@ export async function settleUserShells(turn: ActiveTurn): Promise<void> {
   while (turn.userShells.size > 0) await Promise.all([...turn.userShells]);
 }
 
-/** Moves the records waiting in `turn.pendingHistory` into the model history. */
-export function recordPendingHistory(thread: Thread, turn: ActiveTurn): void {
-  for (let item = turn.pendingHistory.shift(); item; item = turn.pendingHistory.shift()) thread.recordHistory(item, turn.id);
+/** Moves the records waiting in the turn's `pendingHistory` into the model history. */
+export function recordPendingHistory(scope: TurnScope): void {
+  const pending = scope.turn.pendingHistory;
+  for (let item = pending.shift(); item; item = pending.shift()) scope.record(item);
 }
 
 /**
@@ -94,7 +96,8 @@ export function recordPendingHistory(thread: Thread, turn: ActiveTurn): void {
  * `turn.pendingHistory`. Never throws: a command that cannot start, times out or is aborted by
  * the turn's signal still completes its item (status `failed`) and is recorded.
  */
-export async function runUserShell(thread: Thread, turn: ActiveTurn, command: string): Promise<void> {
+export async function runUserShell(scope: TurnScope, command: string): Promise<void> {
+  const turn = scope.turn;
   const signal = turn.controller.signal;
   const argv = shellArgv(command);
   // `source` tells the front doors this is the user's command, not the agent's.
@@ -112,8 +115,8 @@ export async function runUserShell(thread: Thread, turn: ActiveTurn, command: st
     source: 'userShell',
   };
   const startedAt = Date.now();
-  thread.emit(turn.id, { type: 'item.started', item: started, atMs: startedAt });
-  const outcome = await execute(thread, turn, argv, started.cwd, started.id, signal);
+  scope.emit({ type: 'item.started', item: started, atMs: startedAt });
+  const outcome = await execute(scope, argv, started.cwd, started.id, signal);
   const completed: CommandItem = {
     ...started,
     status: outcome.exitCode === 0 ? 'completed' : 'failed',
@@ -121,12 +124,12 @@ export async function runUserShell(thread: Thread, turn: ActiveTurn, command: st
     exitCode: outcome.exitCode,
     durationMs: outcome.durationMs,
   };
-  thread.emit(turn.id, { type: 'item.completed', item: completed, atMs: Date.now() });
+  scope.emit({ type: 'item.completed', item: completed, atMs: Date.now() });
   turn.pendingHistory.push(userShellRecord(command, outcome));
 }
 
 /** Spawns `argv` unsandboxed and waits for its end, its timeout or the turn's abort. */
-async function execute(thread: Thread, turn: ActiveTurn, argv: string[], cwd: string, itemId: string, signal: AbortSignal): Promise<UserShellOutcome> {
+async function execute(scope: TurnScope, argv: string[], cwd: string, itemId: string, signal: AbortSignal): Promise<UserShellOutcome> {
   const startedAt = Date.now();
   const elapsed = () => Date.now() - startedAt;
   if (signal.aborted) return { exitCode: -1, durationMs: 0, output: USER_SHELL_ABORTED_OUTPUT, timedOut: false };
@@ -135,13 +138,14 @@ async function execute(thread: Thread, turn: ActiveTurn, argv: string[], cwd: st
     proc = await ExecProcess.start({
       argv,
       cwd,
-      env: thread.deps.childEnv?.() ?? withExecEnvDefaults(buildChildEnv(process.env)),
+      env: scope.deps.childEnv?.() ?? withExecEnvDefaults(buildChildEnv(process.env)),
       tty: false,
-      isSandboxed: false,
+      // The user's own command runs unsandboxed, as in the reference.
+      sandbox: { type: 'danger-full-access' },
       signal,
       onOutput: (delta, stream) => {
         // Output that arrives after the item completed (an aborted command dying) is not shown.
-        if (!signal.aborted) thread.emit(turn.id, { type: 'item.delta', itemId, kind: 'commandOutput', delta, stream });
+        if (!signal.aborted) scope.emit({ type: 'item.delta', itemId, kind: 'commandOutput', delta, stream });
       },
     });
   } catch (error) {

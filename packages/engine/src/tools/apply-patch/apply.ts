@@ -9,12 +9,14 @@
 import { readFile as fsReadFile } from 'node:fs/promises';
 import path from 'node:path';
 import { applyChunks } from './apply-chunks.js';
+import { displayPathFor } from './display-path.js';
 import { PatchApplyError } from './errors.js';
 import { formatGitDiff } from './git-diff.js';
 import type { Patch, PatchHunk } from './parser.js';
 
 export { commitPatch } from './commit.js';
 export type { CommitPatchOptions } from './commit.js';
+export { displayPathFor } from './display-path.js';
 export { summarizeChanges } from './summary.js';
 
 /** One file operation the patch performs, fully computed. */
@@ -62,17 +64,6 @@ export async function planPatch(patch: Patch, options: PlanPatchOptions): Promis
   return changes;
 }
 
-/**
- * Shows `absPath` relative to `cwd` when it lies inside it, else absolute.
- * @param absPath an absolute path
- * @param cwd the workspace directory
- */
-export function displayPathFor(absPath: string, cwd: string): string {
-  const relative = path.relative(cwd, absPath);
-  const leaves = relative === '..' || relative.startsWith(`..${path.sep}`);
-  if (relative === '' || leaves || path.isAbsolute(relative)) return absPath;
-  return relative;
-}
 
 async function planHunk(hunk: PatchHunk, cwd: string, files: Overlay): Promise<PlannedChange> {
   const absPath = path.resolve(cwd, hunk.path);

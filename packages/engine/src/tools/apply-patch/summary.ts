@@ -3,7 +3,7 @@
  * `Success. Updated the following files:` then one `A`/`M`/`D` line per file (added files first,
  * then modified, then deleted). Paths are relative to the cwd when inside it. Pure formatting.
  */
-import { displayPathFor } from './apply.js';
+import { displayPathFor } from './display-path.js';
 import type { PlannedChange } from './apply.js';
 
 const LETTER: Record<PlannedChange['kind'], 'A' | 'M' | 'D'> = { add: 'A', update: 'M', delete: 'D' };

@@ -1,0 +1,86 @@
+/**
+ * The types a thread is described by: its static facts, its collaborators, its turns as it keeps
+ * them and the handles it gives out. A leaf module: it holds types only and imports no other
+ * module of `thread/` except leaf type modules, so every module may import it without a cycle.
+ */
+import type { ApprovalRequest, ThreadItem, TurnInfo } from '@deputy/protocol';
+import type { ApprovalPort } from '../approvals/approval-port.js';
+import type { ExecSessionManager } from '../exec/exec-session.js';
+import type { ModelClient } from '../model/types.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import type { RolloutSink } from './rollout-sink.js';
+import type { TurnOverrides } from './settings.js';
+
+/** What the model runs on, as the catalogue describes it. */
+export interface ModelInfo {
+  contextWindow: number | null;
+  supportsReasoning: boolean;
+  supportsReasoningSummaries: boolean;
+  known: boolean;
+}
+
+/** What the index learns of a thread after a persisted change. */
+export interface ThreadActivity {
+  readonly id: string;
+  readonly updatedAtMs: number;
+  readonly preview: string;
+}
+
+/** Collaborators a thread needs; the ThreadManager provides them. */
+export interface ThreadDeps {
+  modelClient: ModelClient;
+  wire: 'responses' | 'chat';
+  describeModel(model: string): ModelInfo;
+  approvals: ApprovalPort;
+  rollout: RolloutSink;
+  tools: ToolRegistry;
+  projectDocMaxBytes: number;
+  autoCompactTokenLimit: number | null;
+  /** Called after each persisted change that the index cares about. */
+  onActivity(thread: ThreadActivity): void;
+  /** Called when the thread is closed (kills background processes). */
+  onClose?(): void;
+  /** The environment child processes get (shell_environment_policy); default: the default policy. */
+  childEnv?(): Record<string, string>;
+  /** The exec sessions of the thread's shell tools (its background terminals); absent without them. */
+  execSessions?: ExecSessionManager;
+}
+
+/** Static facts about a thread. */
+export interface ThreadMeta {
+  id: string;
+  createdAtMs: number;
+  modelProvider: string;
+  source: string;
+  forkedFromId: string | null;
+  cliVersion: string;
+}
+
+/** A turn as the thread keeps it: its info and its completed items. */
+export interface TurnRecord {
+  info: TurnInfo;
+  items: ThreadItem[];
+}
+
+/** A pending approval, for status views. */
+export interface PendingApproval {
+  approvalId: string;
+  turnId: string;
+  request: ApprovalRequest;
+}
+
+/** A running turn's handle. */
+export interface TurnHandle {
+  turnId: string;
+  /** Resolves with the final turn info (completed, interrupted or failed); never rejects. */
+  done: Promise<TurnInfo>;
+}
+
+/** Options to start a thread; unset fields come from the config. */
+export type StartThreadOptions = TurnOverrides & {
+  baseInstructions?: string | null;
+  developerInstructions?: string | null;
+  compactPrompt?: string | null;
+  /** Who created it (`exec`, `mcp`, `vscode`, …); defaults to the manager's source. */
+  source?: string;
+};
