@@ -1,13 +1,14 @@
 /**
  * Contract tests of `command/exec`, `command/exec/write`, `/resize`, `/terminate` and the
- * `command/exec/outputDelta` notifications (spec §14): real processes under the harness's server
- * cwd, on pipes and on a PTY, each bounded by a short timeout.
+ * `command/exec/outputDelta` notifications (docs/app-server.md, "Methods served"): real
+ * processes under the harness's server cwd, on pipes and on a PTY, each bounded by a short timeout.
  */
 import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkSandboxAvailable } from '@deputy/engine';
 import type { JsonRpcResponse } from '@deputy/protocol';
 import { listenWebSocket } from '@deputy/rpc';
+import { waitFor } from '@deputy/test-support';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startHarness, type Harness } from './support/harness.js';
@@ -43,14 +44,6 @@ function waitForOutput(c: WireClient, processId: string, text: string, stream = 
   return c.waitUntil(() => streamed(c, processId, stream).includes(text) || undefined, `${JSON.stringify(text)} on ${processId}`);
 }
 
-/** Polls `check` until it holds; fails after `timeoutMs`. */
-async function pollUntil(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 /** True while a process with this pid exists. */
 function isAlive(pid: number): boolean {
@@ -179,7 +172,9 @@ describe('command/exec streaming', () => {
     const ws = new WebSocket(listener.url);
     const received: Array<{ id?: number; method?: string; params?: { deltaBase64: string }; result?: unknown }> = [];
     ws.on('message', (data) => received.push(JSON.parse(data.toString()) as (typeof received)[number]));
-    const answered = (id: number): Promise<void> => pollUntil(() => received.some((m) => m.id === id), `response ${id}`, 15_000);
+    const answered = async (id: number): Promise<void> => {
+      await waitFor(() => received.some((m) => m.id === id), 15_000, `response ${id}`);
+    };
     try {
       await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
       ws.send(JSON.stringify({ method: 'initialize', id: 0, params: { clientInfo: { name: 'slow', version: '1' } } }));
@@ -288,7 +283,7 @@ describe('command/exec process ids', () => {
     const pid = Number(streamed(owner, 'orphan').trim());
     expect(isAlive(pid)).toBe(true);
     await owner.close();
-    await pollUntil(() => !isAlive(pid), `process ${pid} to die`);
+    await waitFor(() => !isAlive(pid), 10_000, `process ${pid} to die`);
     // The server still serves the other connection.
     expect(await client.call('command/exec', { command: ['true'] })).toMatchObject({ exitCode: 0 });
   });

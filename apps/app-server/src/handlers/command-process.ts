@@ -1,31 +1,26 @@
 /**
- * The processes of `command/exec` (see `command.ts`): a child leading its own process group on
- * pipes or on a PTY, handing out raw output bytes, with stdin, resize, pause/resume and the
- * checks that make a sandboxed or PTY spawn fail like a plain one.
+ * One `command/exec` from spawn to result, on the engine's `ExecChild` (which confines, spawns
+ * and kills): the per-stream output cap, the result's kept bytes or the deltas handed to the
+ * caller's delivery function one at a time, pausing the child while too many wait, the timeout,
+ * `write`/`resize`/`terminate` (queued while the child is still starting), the exit code the
+ * reference reports, and the group killed at the end. Wire params and notifications are
+ * `command.ts`'s (reference: codex-rs/app-server/src/command_exec.rs).
  */
-import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import { constants as osConstants } from 'node:os';
-import path from 'node:path';
-import type { Readable } from 'node:stream';
-import { setTimeout as delay } from 'node:timers/promises';
-import pty from '@lydell/node-pty';
-import { holdSlaveOpen } from '@deputy/engine';
+import { ExecChild, ExecSpawnError, SandboxUnavailableError, type OutputStream } from '@deputy/engine';
 import type { AppServer, SandboxPolicy as EngineSandboxPolicy } from '@deputy/protocol';
 import { RpcError } from '@deputy/rpc/core';
 import { errnoText } from '../os-errors.js';
 
 /** How long output may keep arriving after the command exited (reference: `IO_DRAIN_TIMEOUT_MS`). */
 const IO_DRAIN_MS = 2_000;
-/** Ctrl-D: end of input on a terminal; `closeStdin` on a PTY sends it. */
-const END_OF_INPUT = '\u0004';
-
-/** The -32603 of a command that could not start. */
-export const spawnFailed = (detail: string): RpcError => RpcError.internal(`failed to spawn command: ${detail}`);
-
-/** Which stream output came from (a PTY reports everything on stdout). */
-export type OutputStream = AppServer.CommandExecOutputDelta['stream'];
-export type OnOutput = (stream: OutputStream, bytes: Buffer) => void;
+/** Exit code reported after the timeout killed the command. */
+const TIMEOUT_EXIT_CODE = 124;
+/** Exit code of a command killed by a signal, `command/exec/terminate` included (as the reference). */
+const KILLED_EXIT_CODE = -1;
+/** A delta carries the queued chunks of one stream up to about this many bytes. */
+const DELTA_BYTES = 64 * 1024;
+/** Streamed bytes not yet written to the client past which reading pauses. */
+const HIGH_WATER_BYTES = 1024 * 1024;
 
 /** What one `command/exec` runs, after validation and defaults. */
 export interface CommandPlan {
@@ -47,141 +42,215 @@ export interface CommandPlan {
   outputCap: number | null;
 }
 
-/** A started child leading its own process group, on pipes or on a PTY. */
-export interface Child {
-  readonly pid: number;
-  /** Settles when the leader has exited. */
-  readonly exited: Promise<void>;
-  /** Settles with the exit code (null: killed by a signal) once the output has been read. */
-  readonly ended: Promise<number | null>;
-  write(bytes: Buffer): void;
-  closeStdin(): void;
-  /** Throws when the child has no PTY or the PTY is gone. */
-  resize(size: AppServer.TerminalSize): void;
-  /** Stops and restarts reading output (backpressure). */
-  pause(): void;
-  resume(): void;
-  /** Releases pipes and listeners; signals nothing. */
-  dispose(): void;
-}
+/** Hands one delta to the caller and resolves once it has been written. */
+export type DeliverDelta = (stream: OutputStream, bytes: Buffer, capReached: boolean) => Promise<void>;
 
-/** Resolves when `promise` settles or `ms` pass, whichever comes first. */
-export async function within(promise: Promise<unknown>, ms: number): Promise<void> {
-  const timer = new AbortController();
-  await Promise.race([promise.catch(() => undefined), delay(ms, undefined, { signal: timer.signal }).catch(() => undefined)]);
-  timer.abort();
+/** The -32603 of a command that could not start, with the OS's words as the reference prints them. */
+function spawnFailed(error: unknown): RpcError {
+  let detail = (error as Error).message;
+  if (error instanceof ExecSpawnError) detail = error.errno === null ? error.reason : errnoText(error.errno, error.reason);
+  if (error instanceof SandboxUnavailableError) detail = `sandbox unavailable: ${error.detail}`;
+  return RpcError.internal(`failed to spawn command: ${detail}`);
 }
 
 /**
- * Why `file` cannot be started in `cwd` (the OS text, as execvp would fail), or null. Checked
- * before spawning so a sandboxed or PTY command fails like a plain one instead of exiting 1.
+ * One output stream: the silent per-stream cap, then either the kept bytes for the result or the
+ * deltas, sent one at a time, each after the previous one was written (queued chunks coalesce).
  */
-export function spawnProblem(file: string, cwd: string, pathEnv: string | undefined): string | null {
-  const { ENOENT, ENOTDIR, EACCES } = osConstants.errno;
-  let isDirectory: boolean;
-  try {
-    isDirectory = fs.statSync(cwd).isDirectory();
-  } catch {
-    return errnoText(ENOENT, 'no such directory');
+class OutputSink {
+  /** Streamed bytes queued and not yet handed to the connection. */
+  queuedBytes = 0;
+  #accepted = 0;
+  #isCapReached = false;
+  readonly #kept: Buffer[] = [];
+  readonly #queue: Buffer[] = [];
+  #sending: Promise<void> | null = null;
+
+  constructor(
+    private readonly cap: number | null,
+    private readonly deliver: ((bytes: Buffer, capReached: boolean) => Promise<void>) | null,
+    private readonly onQueueChange: () => void,
+  ) {}
+
+  push(chunk: Buffer): void {
+    if (this.#isCapReached) return;
+    let bytes = chunk;
+    if (this.cap !== null) {
+      bytes = chunk.subarray(0, Math.max(0, this.cap - this.#accepted));
+      this.#accepted += bytes.length;
+      this.#isCapReached = this.#accepted >= this.cap;
+    }
+    if (this.deliver === null) {
+      this.#kept.push(bytes);
+      return;
+    }
+    this.#queue.push(bytes);
+    this.queuedBytes += bytes.length;
+    this.onQueueChange();
+    this.#sending ??= this.#send(this.deliver);
   }
-  if (!isDirectory) return errnoText(ENOTDIR, 'not a directory');
-  const dirs = (pathEnv ?? '/usr/bin:/bin').split(':').filter((dir) => dir !== '');
-  const candidates = file.includes('/') ? [path.resolve(cwd, file)] : dirs.map((dir) => path.resolve(cwd, dir, file));
-  let problem = ENOENT;
-  for (const candidate of candidates) {
-    try {
-      if (!fs.statSync(candidate).isFile()) {
-        problem = EACCES;
-        continue;
+
+  /** Resolves once every accepted byte has been delivered. */
+  async finished(): Promise<void> {
+    while (this.#sending !== null) await this.#sending;
+  }
+
+  /** The kept bytes as text (`""` when streamed). */
+  text(): string {
+    return Buffer.concat(this.#kept).toString('utf8');
+  }
+
+  async #send(deliver: NonNullable<OutputSink['deliver']>): Promise<void> {
+    while (this.#queue.length > 0) {
+      const parts: Buffer[] = [];
+      let size = 0;
+      while (this.#queue.length > 0 && size < DELTA_BYTES) {
+        const next = this.#queue.shift() as Buffer;
+        parts.push(next);
+        size += next.length;
       }
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return null;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EACCES') problem = EACCES;
+      // The delta that carries the last byte within the cap says so.
+      await deliver(Buffer.concat(parts), this.#queue.length === 0 && this.#isCapReached);
+      this.queuedBytes -= size;
+      this.onQueueChange();
+    }
+    this.#sending = null;
+  }
+}
+
+/** One `command/exec` from spawn to result; the target of write, resize and terminate. */
+export class CommandRun {
+  #child: ExecChild | null = null;
+  /** Control calls that arrived before the child existed, applied once it does. */
+  readonly #pending: ((child: ExecChild) => void)[] = [];
+  /** Aborted by a stop before the child exists: the start is called off. */
+  readonly #cancelStart = new AbortController();
+  #hasExited = false;
+  #stopReason: 'timedOut' | 'terminated' | null = null;
+  #isStdinClosed = false;
+  #isPaused = false;
+  readonly #sinks: Record<OutputStream, OutputSink>;
+
+  /** `deliver` is null when the output is kept for the result. */
+  constructor(
+    readonly plan: CommandPlan,
+    deliver: DeliverDelta | null,
+  ) {
+    const sink = (stream: OutputStream): OutputSink =>
+      new OutputSink(plan.outputCap, deliver && ((bytes, capReached) => deliver(stream, bytes, capReached)), () => this.#updatePressure());
+    this.#sinks = { stdout: sink('stdout'), stderr: sink('stderr') };
+  }
+
+  /** Runs the command to its result; aborting `signal` (the connection closed) kills it. */
+  async run(signal: AbortSignal): Promise<AppServer.CommandExecResult> {
+    const child = await this.#start(signal);
+    if (child === null) return { exitCode: KILLED_EXIT_CODE, stdout: '', stderr: '' };
+    const kill = (): void => void child.terminate();
+    const timeoutMs = this.plan.timeoutMs;
+    const timer = timeoutMs === null ? undefined : setTimeout(() => this.#stop('timedOut'), timeoutMs);
+    void child.exited.then(() => {
+      this.#hasExited = true;
+      clearTimeout(timer);
+    });
+    signal.addEventListener('abort', kill, { once: true });
+    if (signal.aborted) kill();
+    try {
+      const { exitCode: code } = await child.ended;
+      await Promise.all([this.#sinks.stdout.finished(), this.#sinks.stderr.finished()]);
+      const exitCode = this.#stopReason === 'timedOut' ? TIMEOUT_EXIT_CODE : this.#stopReason === 'terminated' ? KILLED_EXIT_CODE : (code ?? KILLED_EXIT_CODE);
+      return { exitCode, stdout: this.#sinks.stdout.text(), stderr: this.#sinks.stderr.text() };
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', kill);
+      // What the command left running in its group goes with it (reference: ProcessHandle's drop).
+      if (child.isGroupAlive()) child.signalGroup('SIGKILL');
+      child.dispose();
     }
   }
-  return errnoText(problem, 'cannot execute');
-}
 
-/** Spawns `argv` on pipes in a new process group; rejects with the spawn error as RpcError. */
-export async function startOnPipes(argv: string[], plan: CommandPlan, onOutput: OnOutput): Promise<Child> {
-  const [file, ...args] = argv as [string, ...string[]];
-  const child = spawn(file, args, { cwd: plan.cwd, env: plan.env, detached: true, stdio: [plan.streamStdin ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
-  // Errors after spawn (a failed kill, a broken stdin) must not crash the server.
-  child.on('error', () => undefined);
-  child.stdin?.on('error', () => undefined);
-  const exitCode = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const outputs = { stdout: child.stdout as Readable, stderr: child.stderr as Readable };
-  const closed = Object.entries(outputs).map(([name, stream]) => {
-    stream.on('data', (bytes: Buffer) => onOutput(name as OutputStream, bytes));
-    stream.on('error', () => undefined);
-    return new Promise<void>((resolve) => stream.once('close', resolve));
-  });
-  await new Promise<void>((resolve, reject) => {
-    child.once('spawn', resolve);
-    child.once('error', (error: NodeJS.ErrnoException) => {
-      reject(spawnFailed(typeof error.errno === 'number' ? errnoText(error.errno, error.message) : error.message));
-    });
-  });
-  return {
-    pid: child.pid as number,
-    exited: exitCode.then(() => undefined),
-    // A background grandchild can hold the pipes open forever, so the wait for them is bounded.
-    ended: exitCode.then(async (code) => {
-      await within(Promise.all(closed), IO_DRAIN_MS);
-      return code;
-    }),
-    write: (bytes) => {
-      if (child.stdin?.writable) child.stdin.write(bytes);
-    },
-    closeStdin: () => child.stdin?.end(),
-    resize: () => {
-      throw new Error('process is not attached to a PTY');
-    },
-    pause: () => Object.values(outputs).forEach((s) => s.pause()),
-    resume: () => Object.values(outputs).forEach((s) => s.resume()),
-    dispose: () => {
-      child.stdin?.destroy();
-      Object.values(outputs).forEach((s) => s.destroy());
-    },
-  };
-}
+  /** `command/exec/write`: bytes to stdin, then EOF when asked. */
+  write(bytes: Buffer, closeStdin: boolean): void {
+    if (!this.plan.streamStdin) throw RpcError.invalidRequest('stdin streaming is not enabled for this command/exec');
+    if (bytes.length > 0) {
+      if (this.#isStdinClosed) throw RpcError.invalidRequest('stdin is already closed');
+      this.#withChild((child) => child.write(bytes));
+    }
+    if (closeStdin && !this.#isStdinClosed) {
+      this.#isStdinClosed = true;
+      this.#withChild((child) => child.closeStdin());
+    }
+  }
 
-/** Spawns `argv` on a PTY (forkpty makes it a session and group leader); output is raw bytes. */
-export function startOnPty(argv: string[], plan: CommandPlan, onOutput: OnOutput): Child {
-  const [file, ...args] = argv as [string, ...string[]];
-  const term = pty.spawn(file, args, { name: plan.env.TERM ?? 'xterm', ...plan.size, cwd: plan.cwd, env: plan.env, encoding: null });
-  // The engine's PTY sessions hold the slave side too, so the last output is not lost at exit.
-  const slave = holdSlaveOpen(term);
-  const release = (): void => slave.release();
-  // With `encoding: null` node-pty hands out Buffers, whatever its typings say.
-  const data = term.onData((bytes) => onOutput('stdout', bytes as unknown as Buffer));
-  let isOpen = true;
-  // node-pty reports the exit once the terminal's output has been read (or its socket timed out).
-  const ended = new Promise<number | null>((resolve) => {
-    term.onExit(({ exitCode, signal }) => {
-      isOpen = false;
-      release();
-      resolve(signal !== undefined && signal !== 0 ? null : exitCode);
+  /** `command/exec/resize`. */
+  resize(size: AppServer.TerminalSize): void {
+    if (!this.plan.tty) throw RpcError.invalidRequest('failed to resize PTY: process is not attached to a PTY');
+    this.#withChild((child) => {
+      try {
+        child.resize(size);
+      } catch (error) {
+        throw RpcError.invalidRequest(`failed to resize PTY: ${(error as Error).message}`);
+      }
     });
-  });
-  // Writing to the closed terminal raises an error node-pty rethrows, so writes stop at exit.
-  const write = (chars: Buffer | string): void => {
-    if (isOpen) term.write(chars as string);
-  };
-  return {
-    pid: term.pid,
-    exited: ended.then(() => undefined),
-    ended,
-    write,
-    closeStdin: () => write(END_OF_INPUT),
-    resize: (size) => term.resize(size.cols, size.rows),
-    pause: () => term.pause(),
-    resume: () => term.resume(),
-    dispose: () => {
-      isOpen = false;
-      data.dispose();
-      release();
-    },
-  };
+  }
+
+  /** `command/exec/terminate`: kills the process group; the result then reports -1. */
+  terminate(): void {
+    this.#stop('terminated');
+  }
+
+  /** Starts the child; null when a stop or the connection's close came first. */
+  async #start(signal: AbortSignal): Promise<ExecChild | null> {
+    const { plan } = this;
+    const startSignal = AbortSignal.any([signal, this.#cancelStart.signal]);
+    let child: ExecChild;
+    try {
+      child = await ExecChild.spawn({
+        argv: plan.argv,
+        cwd: plan.cwd,
+        env: plan.env,
+        sandbox: plan.sandbox,
+        hiddenPaths: plan.hiddenPaths,
+        pty: plan.tty ? plan.size : undefined,
+        stdin: plan.streamStdin ? 'pipe' : 'ignore',
+        outputDrainMs: IO_DRAIN_MS,
+        signal: startSignal,
+        onOutput: (stream, bytes) => this.#sinks[stream].push(bytes),
+      });
+    } catch (error) {
+      if (startSignal.aborted) return null;
+      throw spawnFailed(error);
+    }
+    this.#child = child;
+    for (const apply of this.#pending.splice(0)) {
+      try {
+        apply(child);
+      } catch {
+        // The call that queued it was already answered; a late failure has nobody to go to.
+      }
+    }
+    if (this.#isPaused) child.pause();
+    return child;
+  }
+
+  #withChild(apply: (child: ExecChild) => void): void {
+    if (this.#child !== null) apply(this.#child);
+    else this.#pending.push(apply);
+  }
+
+  /** Kills the group (SIGTERM, SIGKILL after the engine's grace), or calls the start off. */
+  #stop(reason: 'timedOut' | 'terminated'): void {
+    if (this.#hasExited || this.#stopReason !== null) return;
+    this.#stopReason = reason;
+    this.#cancelStart.abort();
+    this.#withChild((child) => void child.terminate());
+  }
+
+  /** Pauses reading while too many streamed bytes wait for the client, resumes once they drain. */
+  #updatePressure(): void {
+    const isBackedUp = this.#sinks.stdout.queuedBytes + this.#sinks.stderr.queuedBytes > HIGH_WATER_BYTES;
+    if (isBackedUp === this.#isPaused) return;
+    this.#isPaused = isBackedUp;
+    if (isBackedUp) this.#child?.pause();
+    else this.#child?.resume();
+  }
 }

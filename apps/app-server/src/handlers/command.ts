@@ -1,46 +1,30 @@
 /**
- * `command/exec` and its companions `command/exec/write`, `/resize` and `/terminate` (spec §14): one
- * standalone command outside any thread, confined by the engine's sandbox (bwrap per
- * SandboxPolicy) with the engine's shell environment policy, on pipes or on a PTY, in its own
- * process group. Output is capped per stream and either kept for the result or streamed, to the
- * calling connection only, as `command/exec/outputDelta` (raw bytes in base64); the result follows
- * the last delta. Processes are addressed by the client's `processId`, scoped to the connection,
- * and killed when that connection closes. The child is spawned here rather than through the
- * engine's `ExecProcess` because the wire needs raw bytes, stdin EOF and PTY resizing, which the
- * engine's text-only child handle does not offer (reference: codex-rs/app-server/src/command_exec.rs).
+ * `command/exec` and its companions `command/exec/write`, `/resize` and `/terminate` (docs/
+ * app-server.md, "Methods served"): one standalone command outside any thread, confined by the
+ * engine's sandbox per SandboxPolicy with the engine's shell environment policy, on pipes or on a
+ * PTY, in its own process group. This module maps the wire: params checked in the reference's
+ * order and words, defaults filled, a permission profile turned into a policy, base64 decoded,
+ * and `command/exec/outputDelta` (raw bytes in base64) sent to the calling connection only, each
+ * after the previous one was written; the result follows the last delta. Processes are addressed
+ * by the client's `processId`, scoped to the connection, and killed when that connection closes.
+ * The run itself is `command-process.ts`'s, the child the engine's `ExecChild` (reference:
+ * codex-rs/app-server/src/command_exec.rs).
  */
 import path from 'node:path';
-import {
-  buildChildEnv,
-  buildSandboxedArgv,
-  checkSandboxAvailable,
-  isSandboxed,
-  KILL_GRACE_MS,
-  ShellEnvironmentPolicySchema,
-  signalProcessGroup,
-  type ShellEnvironmentPolicy,
-} from '@deputy/engine';
+import { buildChildEnv, ShellEnvironmentPolicySchema, type OutputStream, type ShellEnvironmentPolicy } from '@deputy/engine';
 import type { AppServer, SandboxPolicy as EngineSandboxPolicy } from '@deputy/protocol';
 import { INVALID_PARAMS } from '@deputy/protocol/jsonrpc';
 import { RpcError, type Connection } from '@deputy/rpc/core';
 import type { AppContext } from '../app-context.js';
 import type { ConnectionState } from '../connection-state.js';
 import { engineSandbox } from '../project/threads.js';
-import { spawnFailed, spawnProblem, startOnPipes, startOnPty, within, type Child, type CommandPlan, type OnOutput, type OutputStream } from './command-process.js';
+import { CommandRun, type CommandPlan, type DeliverDelta } from './command-process.js';
 import type { Handlers } from './types.js';
 
 /** Timeout of a request that sets none (reference: `DEFAULT_EXEC_COMMAND_TIMEOUT_MS`). */
 const DEFAULT_TIMEOUT_MS = 10_000;
 /** Per-stream output cap of a request that sets none (reference: `DEFAULT_OUTPUT_BYTES_CAP`). */
 const DEFAULT_OUTPUT_BYTES_CAP = 1024 * 1024;
-/** Exit code reported after the timeout killed the command. */
-const TIMEOUT_EXIT_CODE = 124;
-/** Exit code of a command killed by a signal, `command/exec/terminate` included (as the reference). */
-const KILLED_EXIT_CODE = -1;
-/** A delta carries the queued chunks of one stream up to about this many bytes. */
-const DELTA_BYTES = 64 * 1024;
-/** Streamed bytes not yet written to the client past which reading pauses. */
-const HIGH_WATER_BYTES = 1024 * 1024;
 /** The longest delay `setTimeout` takes; longer timeouts are clamped to it. */
 const MAX_TIMER_MS = 2_147_483_647;
 /** PTY size when the request gives none (reference: `TerminalSize::default`). */
@@ -135,224 +119,12 @@ function planCommand(params: AppServer.CommandExecParams, app: AppContext, envPo
   };
 }
 
-/** Where a stream's capped bytes go: the result (null) or a delta to the client. */
-type Deliver = ((bytes: Buffer, capReached: boolean) => Promise<void>) | null;
-
-/**
- * One output stream: the silent per-stream cap, then either the kept bytes for the result or the
- * deltas, sent one at a time, each after the previous one was written (queued chunks coalesce).
- */
-class OutputSink {
-  /** Streamed bytes queued and not yet handed to the connection. */
-  queuedBytes = 0;
-  #accepted = 0;
-  #isCapReached = false;
-  readonly #kept: Buffer[] = [];
-  readonly #queue: Buffer[] = [];
-  #sending: Promise<void> | null = null;
-
-  constructor(
-    private readonly cap: number | null,
-    private readonly deliver: Deliver,
-    private readonly onQueueChange: () => void,
-  ) {}
-
-  push(chunk: Buffer): void {
-    if (this.#isCapReached) return;
-    let bytes = chunk;
-    if (this.cap !== null) {
-      bytes = chunk.subarray(0, Math.max(0, this.cap - this.#accepted));
-      this.#accepted += bytes.length;
-      this.#isCapReached = this.#accepted >= this.cap;
-    }
-    if (this.deliver === null) {
-      this.#kept.push(bytes);
-      return;
-    }
-    this.#queue.push(bytes);
-    this.queuedBytes += bytes.length;
-    this.onQueueChange();
-    this.#sending ??= this.#send(this.deliver);
-  }
-
-  /** Resolves once every accepted byte has been delivered. */
-  async finished(): Promise<void> {
-    while (this.#sending !== null) await this.#sending;
-  }
-
-  /** The kept bytes as text (`""` when streamed). */
-  text(): string {
-    return Buffer.concat(this.#kept).toString('utf8');
-  }
-
-  async #send(deliver: NonNullable<Deliver>): Promise<void> {
-    while (this.#queue.length > 0) {
-      const parts: Buffer[] = [];
-      let size = 0;
-      while (this.#queue.length > 0 && size < DELTA_BYTES) {
-        const next = this.#queue.shift() as Buffer;
-        parts.push(next);
-        size += next.length;
-      }
-      // The delta that carries the last byte within the cap says so.
-      await deliver(Buffer.concat(parts), this.#queue.length === 0 && this.#isCapReached);
-      this.queuedBytes -= size;
-      this.onQueueChange();
-    }
-    this.#sending = null;
-  }
-}
-
-/** Sends one delta to the owning connection and waits until it has been written. */
-async function deliverDelta(state: ConnectionState, processId: string, stream: OutputStream, bytes: Buffer, capReached: boolean): Promise<void> {
-  state.notify('command/exec/outputDelta', { processId, stream, deltaBase64: bytes.toString('base64'), capReached });
-  await state.connection.flush();
-}
-
-/** One `command/exec` from spawn to result; the target of write, resize and terminate. */
-class CommandRun {
-  #child: Child | null = null;
-  /** Control calls that arrived before the child existed, applied once it does. */
-  readonly #pending: ((child: Child) => void)[] = [];
-  #hasExited = false;
-  #stopReason: 'timedOut' | 'terminated' | null = null;
-  #isStdinClosed = false;
-  #isPaused = false;
-  readonly #sinks: Record<OutputStream, OutputSink>;
-
-  constructor(
-    readonly plan: CommandPlan,
-    state: ConnectionState,
-  ) {
-    const sink = (stream: OutputStream): OutputSink => {
-      const { processId } = plan;
-      const deliver = plan.streamOutput && processId !== null ? (bytes: Buffer, cap: boolean) => deliverDelta(state, processId, stream, bytes, cap) : null;
-      return new OutputSink(plan.outputCap, deliver, () => this.#updatePressure());
-    };
-    this.#sinks = { stdout: sink('stdout'), stderr: sink('stderr') };
-  }
-
-  /** Runs the command to its result; aborting `signal` (the connection closed) kills it. */
-  async run(signal: AbortSignal): Promise<AppServer.CommandExecResult> {
-    const child = await this.#start(signal);
-    if (child === null) return { exitCode: KILLED_EXIT_CODE, stdout: '', stderr: '' };
-    const kill = (): void => void this.#kill(child);
-    const timeoutMs = this.plan.timeoutMs;
-    const timer = timeoutMs === null ? undefined : setTimeout(() => this.#stop('timedOut'), timeoutMs);
-    void child.exited.then(() => {
-      this.#hasExited = true;
-      clearTimeout(timer);
-    });
-    signal.addEventListener('abort', kill, { once: true });
-    if (signal.aborted) kill();
-    try {
-      const code = await child.ended;
-      await Promise.all([this.#sinks.stdout.finished(), this.#sinks.stderr.finished()]);
-      const exitCode = this.#stopReason === 'timedOut' ? TIMEOUT_EXIT_CODE : this.#stopReason === 'terminated' ? KILLED_EXIT_CODE : (code ?? KILLED_EXIT_CODE);
-      return { exitCode, stdout: this.#sinks.stdout.text(), stderr: this.#sinks.stderr.text() };
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', kill);
-      // What the command left running in its group goes with it (reference: ProcessHandle's drop).
-      if (signalProcessGroup(child.pid, 0)) signalProcessGroup(child.pid, 'SIGKILL');
-      child.dispose();
-    }
-  }
-
-  /** `command/exec/write`: bytes to stdin, then EOF when asked. */
-  write(bytes: Buffer, closeStdin: boolean): void {
-    if (!this.plan.streamStdin) throw RpcError.invalidRequest('stdin streaming is not enabled for this command/exec');
-    if (bytes.length > 0) {
-      if (this.#isStdinClosed) throw RpcError.invalidRequest('stdin is already closed');
-      this.#withChild((child) => child.write(bytes));
-    }
-    if (closeStdin && !this.#isStdinClosed) {
-      this.#isStdinClosed = true;
-      this.#withChild((child) => child.closeStdin());
-    }
-  }
-
-  /** `command/exec/resize`. */
-  resize(size: AppServer.TerminalSize): void {
-    if (!this.plan.tty) throw RpcError.invalidRequest('failed to resize PTY: process is not attached to a PTY');
-    this.#withChild((child) => {
-      try {
-        child.resize(size);
-      } catch (error) {
-        throw RpcError.invalidRequest(`failed to resize PTY: ${(error as Error).message}`);
-      }
-    });
-  }
-
-  /** `command/exec/terminate`: kills the process group; the result then reports -1. */
-  terminate(): void {
-    this.#stop('terminated');
-  }
-
-  async #start(signal: AbortSignal): Promise<Child | null> {
-    const { plan } = this;
-    const problem = spawnProblem(plan.argv[0] as string, plan.cwd, plan.env.PATH);
-    if (problem !== null) throw spawnFailed(problem);
-    let argv = plan.argv;
-    if (isSandboxed(plan.sandbox)) {
-      // Never run unsandboxed when the sandbox cannot be set up.
-      const availability = await checkSandboxAvailable();
-      if (!availability.ok) throw spawnFailed(`sandbox unavailable: ${availability.message}`);
-      argv = buildSandboxedArgv(argv, plan.sandbox, {
-        cwd: plan.cwd,
-        env: plan.env,
-        bwrapPath: availability.bwrapPath,
-        isolation: availability.isolation,
-        hiddenPaths: plan.hiddenPaths,
-      });
-    }
-    if (this.#stopReason !== null || signal.aborted) return null;
-    const onOutput: OnOutput = (stream, bytes) => this.#sinks[stream].push(bytes);
-    let child: Child;
-    try {
-      child = plan.tty ? startOnPty(argv, plan, onOutput) : await startOnPipes(argv, plan, onOutput);
-    } catch (error) {
-      // node-pty and an argument node refuses (a NUL byte) throw before anything runs.
-      throw error instanceof RpcError ? error : spawnFailed((error as Error).message);
-    }
-    this.#child = child;
-    for (const apply of this.#pending.splice(0)) {
-      try {
-        apply(child);
-      } catch {
-        // The call that queued it was already answered; a late failure has nobody to go to.
-      }
-    }
-    if (this.#isPaused) child.pause();
-    return child;
-  }
-
-  #withChild(apply: (child: Child) => void): void {
-    if (this.#child !== null) apply(this.#child);
-    else this.#pending.push(apply);
-  }
-
-  #stop(reason: 'timedOut' | 'terminated'): void {
-    if (this.#hasExited || this.#stopReason !== null) return;
-    this.#stopReason = reason;
-    this.#withChild((child) => void this.#kill(child));
-  }
-
-  /** SIGTERM to the group, SIGKILL to what is left after the grace. */
-  async #kill(child: Child): Promise<void> {
-    if (!signalProcessGroup(child.pid, 'SIGTERM')) return;
-    await within(child.exited, KILL_GRACE_MS);
-    if (signalProcessGroup(child.pid, 0)) signalProcessGroup(child.pid, 'SIGKILL');
-  }
-
-  /** Pauses reading while too many streamed bytes wait for the client, resumes once they drain. */
-  #updatePressure(): void {
-    const isBackedUp = this.#sinks.stdout.queuedBytes + this.#sinks.stderr.queuedBytes > HIGH_WATER_BYTES;
-    if (isBackedUp === this.#isPaused) return;
-    this.#isPaused = isBackedUp;
-    if (isBackedUp) this.#child?.pause();
-    else this.#child?.resume();
-  }
+/** Where `processId`'s deltas go: the owning connection, each delta awaited until written. */
+function deltasTo(state: ConnectionState, processId: string): DeliverDelta {
+  return async (stream: OutputStream, bytes: Buffer, capReached: boolean) => {
+    state.notify('command/exec/outputDelta', { processId, stream, deltaBase64: bytes.toString('base64'), capReached });
+    await state.connection.flush();
+  };
 }
 
 /** The handlers of this area. */
@@ -376,7 +148,7 @@ export function commandHandlers(app: AppContext): Handlers {
       const table = runsOf(ctx.connection);
       const id = plan.processId;
       if (id !== null && table.has(id)) throw RpcError.invalidRequest(`duplicate active command/exec process id: ${quoted(id)}`);
-      const run = new CommandRun(plan, app.stateOf(ctx.connection));
+      const run = new CommandRun(plan, plan.streamOutput && id !== null ? deltasTo(app.stateOf(ctx.connection), id) : null);
       if (id !== null) table.set(id, run);
       try {
         // The request's signal aborts when the connection closes, which kills the command.

@@ -32,14 +32,24 @@ export class UnknownSessionError extends ExecError {
  * running the command unsandboxed; the message says what failed and how to install bwrap.
  */
 export class SandboxUnavailableError extends ExecError {
-  constructor(detail: string) {
+  constructor(
+    /** What failed, as the probe reports it (without the install hint). */
+    readonly detail: string,
+  ) {
     super('sandbox_unavailable', `Sandbox unavailable: ${detail}. Install it with: apt-get install bubblewrap`);
   }
 }
 
 /** The command could not be started at all (missing executable, bad cwd, empty argv). */
 export class ExecSpawnError extends ExecError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** The OS error number (positive: ENOENT, EACCES, ENOTDIR, …) when a system call said why, else null. */
+  readonly errno: number | null;
+  /** Why, in the OS's or Node's words, without the command (what a front door shows on its own). */
+  readonly reason: string;
+
+  constructor(message: string, options?: { cause?: unknown; errno?: number; reason?: string }) {
     super('spawn_failed', message, options);
+    this.errno = options?.errno === undefined ? null : Math.abs(options.errno);
+    this.reason = options?.reason ?? message;
   }
 }

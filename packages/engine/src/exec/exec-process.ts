@@ -1,37 +1,40 @@
 /**
- * One command's life after spawn: it collects output into a bounded head+tail buffer until someone
- * drains it, remembers how the process ended, watches the abort signal and the timeout, and owns
- * the kill policy (SIGTERM to the whole process group, SIGKILL after a short grace, then wait for
- * the group to be gone). It knows nothing about session ids or the model-facing format; the
- * manager in exec-session.ts does.
+ * One command's life after spawn, as text: it decodes the child's output (UTF-8, characters cut
+ * between reads kept whole), collects it into a bounded head+tail buffer until someone drains it,
+ * remembers how the process ended, watches the abort signal and the timeout, and records why the
+ * process was killed. Spawning, the sandbox and the kill itself belong to {@link ExecChild}
+ * (child.ts); session ids and the model-facing format to the manager in exec-session.ts.
  */
+import { StringDecoder } from 'node:string_decoder';
+import type { SandboxPolicy } from '@deputy/protocol';
+import { ExecChild } from './child.js';
+import type { OutputStream, ProcessExit } from './child.js';
 import { hasSandboxDenialKeyword } from './denial.js';
 import { EXEC_OUTPUT_MAX_BYTES } from './format.js';
 import { HeadTailBuffer } from './head-tail-buffer.js';
 import type { DrainedOutput } from './head-tail-buffer.js';
-import { spawnChild } from './process.js';
-import type { ChildHandle, OutputStream, ProcessExit } from './process.js';
-
-/** Time between SIGTERM and SIGKILL. */
-export const KILL_GRACE_MS = 500;
-/** How long to wait for the leader's exit after SIGKILL before giving up. */
-const KILL_WAIT_MS = 2_000;
-/** Poll interval while waiting for a process group to disappear. */
-const GROUP_POLL_MS = 20;
+import type { BwrapLocation } from './sandbox-probe.js';
+import { isSandboxed } from './sandbox.js';
 
 /** Why a process is being killed. */
 export type TerminationReason = 'aborted' | 'timedOut' | 'killed';
 
 /** What {@link ExecProcess.start} needs. */
 export interface ExecProcessOptions {
-  /** The argv to spawn (already wrapped in bwrap when sandboxed). */
+  /** The command, not yet wrapped: {@link ExecChild} confines it per `sandbox`. */
   argv: readonly string[];
   cwd: string;
   env: Readonly<Record<string, string>>;
   tty: boolean;
-  /** Whether `argv` runs under the sandbox (enables the denial heuristic). */
-  isSandboxed: boolean;
-  /** Aborting kills the process group. */
+  /** How the command is confined (the denial heuristic runs when it is sandboxed). */
+  sandbox: SandboxPolicy;
+  /** The base of the sandbox's writable roots (the turn's cwd); default `cwd`. */
+  workspace?: string;
+  /** Paths hidden inside the sandbox. */
+  hiddenPaths?: readonly string[];
+  /** Where bwrap is; default: on `PATH`. */
+  bwrap?: BwrapLocation;
+  /** Aborting kills the process group; aborted before the start, nothing starts. */
   signal: AbortSignal;
   /** Lifetime limit; when it passes the process group is killed. */
   timeoutMs?: number;
@@ -47,17 +50,17 @@ export interface ProcessReading extends DrainedOutput {
   sandboxDenied: boolean;
 }
 
-/** Resolves after `ms`. */
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+/** Ctrl-D: end of input. */
+const END_OF_INPUT = '\u0004';
+/** The terminal of a `tty` command (the reference's default size). */
+const DEFAULT_TERMINAL_SIZE = { rows: 24, cols: 80 };
 
 /** A spawned command and its collected-but-not-yet-read output. */
 export class ExecProcess {
   /** When the process was last started, written to or polled (ms since epoch). */
   lastUsed = Date.now();
   private readonly buffer = new HeadTailBuffer(EXEC_OUTPUT_MAX_BYTES);
-  private child: ChildHandle | null = null;
+  private child: ExecChild | null = null;
   private exitInfo: ProcessExit | null = null;
   private readonly exitWaiters = new Set<() => void>();
   private readonly cleanups: (() => void)[] = [];
@@ -66,27 +69,47 @@ export class ExecProcess {
   private termination: Promise<void> | null = null;
   private denialTail = '';
   private hasDenialKeyword = false;
+  private readonly isSandboxed: boolean;
 
-  private constructor(private readonly options: ExecProcessOptions) {}
+  private constructor(private readonly options: ExecProcessOptions) {
+    this.isSandboxed = isSandboxed(options.sandbox);
+  }
 
-  /** Spawns the command; rejects with ExecSpawnError when it cannot start. */
+  /**
+   * Spawns the command; rejects with ExecSpawnError when it cannot start, SandboxUnavailableError
+   * when its sandbox cannot run, and the signal's reason when the signal aborted first.
+   */
   static async start(options: ExecProcessOptions): Promise<ExecProcess> {
     const proc = new ExecProcess(options);
-    proc.child = await spawnChild({
+    const decoders: Record<OutputStream, StringDecoder> = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
+    const decode = (stream: OutputStream, text: string): void => {
+      if (text !== '') proc.receive(text, stream);
+    };
+    const child = await ExecChild.spawn({
       argv: options.argv,
       cwd: options.cwd,
       env: options.env,
-      tty: options.tty,
-      onOutput: (chunk, stream) => proc.receive(chunk, stream),
+      sandbox: options.sandbox,
+      workspace: options.workspace,
+      hiddenPaths: options.hiddenPaths,
+      bwrap: options.bwrap,
+      pty: options.tty ? DEFAULT_TERMINAL_SIZE : undefined,
+      signal: options.signal,
+      onOutput: (stream, bytes) => decode(stream, decoders[stream].write(bytes)),
     });
-    void proc.child.exited.then((exit) => proc.onExit(exit));
+    proc.child = child;
+    void child.ended.then((exit) => {
+      // An incomplete character at the very end is shown as U+FFFD, as a stream decoder does.
+      for (const stream of ['stdout', 'stderr'] as const) decode(stream, decoders[stream].end());
+      proc.onExit(exit);
+    });
     proc.watch();
     return proc;
   }
 
   /** The process group id (the leader's pid). */
   get pgid(): number {
-    return (this.child as ChildHandle).pid;
+    return (this.child as ExecChild).pid;
   }
 
   /** True once the process has exited and its output has settled. */
@@ -99,10 +122,18 @@ export class ExecProcess {
     return this.termination;
   }
 
-  /** Writes to stdin (or the terminal). Ignored once the process has exited. */
+  /**
+   * Writes to stdin (or the terminal). On pipes, a Ctrl-D (U+0004) closes stdin after the text
+   * before it, as it ends input on a terminal. Ignored once the process has exited.
+   */
   write(chars: string): void {
     this.lastUsed = Date.now();
-    if (this.exitInfo === null && chars !== '') this.child?.write(chars);
+    const child = this.child;
+    if (this.exitInfo !== null || chars === '' || child === null) return;
+    const eof = child.isTty ? -1 : chars.indexOf(END_OF_INPUT);
+    if (eof === -1) return child.write(chars);
+    child.write(chars.slice(0, eof));
+    child.closeStdin();
   }
 
   /** Waits until the process exits, `deadline` (ms since epoch) passes, or `signal` aborts. */
@@ -129,7 +160,7 @@ export class ExecProcess {
     const drained = this.buffer.drain();
     const exit = this.exitInfo;
     const sandboxDenied =
-      this.options.isSandboxed &&
+      this.isSandboxed &&
       exit !== null &&
       !this.isAborted &&
       !this.isTimedOut &&
@@ -140,9 +171,9 @@ export class ExecProcess {
   }
 
   /**
-   * Kills the whole process group: SIGTERM, then SIGKILL after {@link KILL_GRACE_MS} if anything
-   * of the group is left, then waits (bounded) for the leader's exit and the group to be gone.
-   * `reason` is recorded only when the process was still running. Idempotent.
+   * Kills the whole process group (see {@link ExecChild.terminate}: SIGTERM, SIGKILL after the
+   * grace, a bounded wait for the end). `reason` is recorded only when the process was still
+   * running. Idempotent.
    */
   terminate(reason: TerminationReason): Promise<void> {
     if (this.termination !== null) return this.termination;
@@ -150,7 +181,7 @@ export class ExecProcess {
       if (reason === 'aborted') this.isAborted = true;
       if (reason === 'timedOut') this.isTimedOut = true;
     }
-    this.termination = this.killGroup();
+    this.termination = (this.child as ExecChild).terminate();
     return this.termination;
   }
 
@@ -160,26 +191,9 @@ export class ExecProcess {
     this.child?.dispose();
   }
 
-  private async killGroup(): Promise<void> {
-    const child = this.child as ChildHandle;
-    if (!child.signalGroup('SIGTERM')) return;
-    await this.waitForCondition(() => this.exitInfo !== null && !child.isGroupAlive(), KILL_GRACE_MS);
-    // Killed members stay in the group as zombies until their new parent reaps them, so the group
-    // can look alive after everything in it is dead; SIGKILL to zombies is harmless.
-    if (child.isGroupAlive()) child.signalGroup('SIGKILL');
-    await this.waitForCondition(() => this.exitInfo !== null, KILL_WAIT_MS);
-  }
-
-  private async waitForCondition(condition: () => boolean, timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!condition() && Date.now() < deadline) {
-      await delay(Math.min(GROUP_POLL_MS, Math.max(0, deadline - Date.now())));
-    }
-  }
-
   private receive(chunk: string, stream: OutputStream): void {
     this.buffer.push(chunk);
-    if (this.options.isSandboxed && !this.hasDenialKeyword) {
+    if (this.isSandboxed && !this.hasDenialKeyword) {
       // Keep a little of the previous chunk so a phrase split across chunks is still seen.
       const window = this.denialTail + chunk;
       this.hasDenialKeyword = hasSandboxDenialKeyword(window);

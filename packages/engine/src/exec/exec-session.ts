@@ -1,19 +1,16 @@
 /**
  * ExecSessionManager: the per-thread table of commands started by `exec_command` and continued by
- * `write_stdin` (reference: codex-rs/core/src/unified_exec/process_manager.rs). `start` wraps the
- * argv in bwrap per the sandbox policy, spawns it in its own process group (on a PTY when asked),
- * and waits until it exits or the yield time passes; a command still running gets a session id
- * and keeps collecting output for the next `write`. The manager caps live sessions, kills process
- * groups on abort, timeout, pruning, `cleanBackground` and `killAll`, and never runs a sandboxed
- * command without bwrap.
+ * `write_stdin` (reference: codex-rs/core/src/unified_exec/process_manager.rs). `start` has the
+ * command spawned under the sandbox policy in its own process group, on a PTY when asked (see
+ * `ExecChild`), and waits until it exits or the yield time passes; a command still running gets
+ * a session id and keeps collecting output for the next `write`. The manager caps live sessions
+ * and kills process groups on abort, timeout, pruning, `cleanBackground` and `killAll`.
  */
 import type { SandboxPolicy } from '@deputy/protocol';
-import { SandboxUnavailableError, UnknownSessionError } from './errors.js';
+import type { OutputStream } from './child.js';
+import { UnknownSessionError } from './errors.js';
 import { ExecProcess } from './exec-process.js';
 import { APPROX_BYTES_PER_TOKEN, resolveMaxOutputTokens, truncateForModel } from './format.js';
-import type { OutputStream } from './process.js';
-import { checkSandboxAvailable } from './sandbox-probe.js';
-import { buildSandboxedArgv, isSandboxed } from './sandbox.js';
 
 /** Shortest wait of `start` and of a `write` that sends input. */
 export const MIN_YIELD_TIME_MS = 250;
@@ -30,7 +27,7 @@ const PROTECTED_RECENT_SESSIONS = 8;
 
 /** One `exec_command`: what to run, where, how, and for how long to wait. */
 export interface ExecStartRequest {
-  /** The command, e.g. from `shellArgv()`. Not yet wrapped in bwrap. */
+  /** The command, e.g. from `shellArgv()`. Not wrapped in bwrap: the sandbox is applied when it is spawned. */
   argv: string[];
   /** Absolute working directory. */
   cwd: string;
@@ -129,30 +126,26 @@ export class ExecSessionManager {
   async start(request: ExecStartRequest): Promise<ExecSnapshot> {
     const startedAt = performance.now();
     if (request.signal.aborted) return abortedBeforeStart();
-    let argv = request.argv;
-    const sandboxed = isSandboxed(request.sandbox);
-    if (sandboxed) {
-      const availability = await checkSandboxAvailable({ bwrapPath: this.options.bwrapPath, pathEnv: this.options.pathEnv });
-      if (!availability.ok) throw new SandboxUnavailableError(availability.message);
-      argv = buildSandboxedArgv(argv, request.sandbox, {
+    let proc: ExecProcess;
+    try {
+      proc = await ExecProcess.start({
+        argv: request.argv,
         cwd: request.cwd,
-        workspace: request.sandboxCwd ?? request.cwd,
         env: request.env,
-        bwrapPath: availability.bwrapPath,
-        isolation: availability.isolation,
+        tty: request.tty,
+        sandbox: request.sandbox,
+        workspace: request.sandboxCwd ?? request.cwd,
         hiddenPaths: this.options.hiddenPaths,
+        bwrap: { bwrapPath: this.options.bwrapPath, pathEnv: this.options.pathEnv },
+        signal: request.signal,
+        timeoutMs: request.timeoutMs,
+        onOutput: request.onOutput,
       });
+    } catch (error) {
+      // Aborted while the sandbox was being checked: nothing was started.
+      if (request.signal.aborted && error === request.signal.reason) return abortedBeforeStart();
+      throw error;
     }
-    const proc = await ExecProcess.start({
-      argv,
-      cwd: request.cwd,
-      env: request.env,
-      tty: request.tty,
-      isSandboxed: sandboxed,
-      signal: request.signal,
-      timeoutMs: request.timeoutMs,
-      onOutput: request.onOutput,
-    });
     const yieldMs = clamp(request.yieldTimeMs, MIN_YIELD_TIME_MS, MAX_YIELD_TIME_MS);
     this.starting.add(proc);
     try {

@@ -1,6 +1,6 @@
 /**
  * The model-facing text of a command result: the `Chunk ID / Wall time / Process … / Original token
- * count / Output:` layout of `exec_command` and `write_stdin` (see shared/spec/model-request.md),
+ * count / Output:` layout that Codex CLI 0.130.0 returns from `exec_command` and `write_stdin`,
  * the middle-cutting truncation that keeps the output within the model's token budget, and the
  * 4-bytes-per-token estimate both use. Pure functions; nothing here runs processes.
  */

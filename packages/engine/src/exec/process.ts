@@ -1,19 +1,21 @@
 /**
- * Spawning one child process in its own process group, either on pipes (`child_process.spawn`
- * with `detached: true`) or on a pseudo-terminal (`@lydell/node-pty`, whose forkpty makes the
- * child a session and group leader). Both variants look the same to callers: decoded output
- * chunks, stdin writes, an exit promise that settles once the output has drained, and signals
- * sent to the whole group. Output buffering, yielding and the kill policy live in exec-process.ts.
+ * The operating-system side of one child process, in bytes: the checks that make a start fail
+ * the same way on pipes and on a terminal, the spawn in a process group of its own (pipes:
+ * `child_process.spawn` with `detached: true`; terminal: `@lydell/node-pty`, whose forkpty makes
+ * the child a session and group leader), raw output, stdin, resize, and signals to the group.
+ * Only `child.ts` uses it: the sandbox and the kill policy live there, text decoding in
+ * `exec-process.ts`.
  */
 import { spawn as spawnPiped } from 'node:child_process';
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import fs from 'node:fs';
 import { constants as osConstants } from 'node:os';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
 import pty from '@lydell/node-pty';
 import type { IPty } from '@lydell/node-pty';
 import { ExecSpawnError } from './errors.js';
 
-/** Which stream a chunk came from; a PTY merges both into `stdout`. */
+/** Which stream a chunk came from; a terminal merges both into `stdout`. */
 export type OutputStream = 'stdout' | 'stderr';
 
 /** How a process ended: an exit code, or the name of the signal that killed it. */
@@ -22,49 +24,51 @@ export interface ProcessExit {
   signal: string | null;
 }
 
-/** What {@link spawnChild} needs. */
-export interface SpawnChildOptions {
+/** The size of a pseudo-terminal. */
+export interface TerminalSize {
+  rows: number;
+  cols: number;
+}
+
+/** What {@link spawnOnPipes} and {@link spawnOnPty} need. */
+export interface RawSpawnOptions {
+  /** The argv to run as is (already wrapped in bwrap when sandboxed). */
   argv: readonly string[];
   cwd: string;
   env: Readonly<Record<string, string>>;
-  tty: boolean;
-  onOutput: (chunk: string, stream: OutputStream) => void;
+  /** Pipes only: `ignore` gives the child `/dev/null` as stdin. */
+  stdin: 'pipe' | 'ignore';
+  /** Pipes only: how long the output may keep arriving after the leader exited. */
+  outputDrainMs: number;
+  onOutput(stream: OutputStream, bytes: Buffer): void;
 }
 
-/** A running (or finished) child process that leads its own process group. */
-export interface ChildHandle {
-  /** The child's pid, which is also its process group id. */
+/** A started child leading its own process group, on pipes or on a terminal. */
+export interface RawChild {
   readonly pid: number;
-  readonly tty: boolean;
-  /** Settles once the child has exited and its output has closed (or a short grace passed). */
+  /** Settles when the leader has exited (output may still be arriving). */
   readonly exited: Promise<ProcessExit>;
-  /**
-   * Writes to the child's stdin (the terminal for a PTY). On pipes, a Ctrl-D (U+0004) closes stdin
-   * after the text before it, as it ends input on a terminal. Errors such as EPIPE are ignored.
-   */
-  write(chars: string): void;
-  /** Sends `signal` to the whole process group; false when the group no longer exists. */
-  signalGroup(signal: NodeJS.Signals): boolean;
-  /** True while any process of the group exists (zombies included). */
-  isGroupAlive(): boolean;
-  /** Stops reading output and releases handles; does not signal anything. */
+  /** Settles once the leader has exited and its output was read to the end (or the drain bound passed). */
+  readonly ended: Promise<ProcessExit>;
+  /** Ignored once stdin is closed or the child is gone. */
+  write(data: Buffer | string): void;
+  closeStdin(): void;
+  /** Throws when the child has no terminal. */
+  resize(size: TerminalSize): void;
+  pause(): void;
+  resume(): void;
+  /** Releases pipes and listeners; signals nothing. */
   dispose(): void;
 }
 
-/**
- * How long to wait, after the child exits, for its output pipes to close. A background grandchild
- * can hold them open forever, so the wait is capped.
- */
-export const POST_EXIT_OUTPUT_WAIT_MS = 200;
-
-/** Ctrl-D: end of input. */
+/** Ctrl-D: end of input on a terminal. */
 const END_OF_INPUT = '\u0004';
 
 const SIGNAL_NAMES = new Map<number, string>(
   Object.entries(osConstants.signals as Record<string, number>).map(([name, number]) => [number, name]),
 );
 
-/** Sends `signal` to process group `pgid`; false when it does not exist. */
+/** Sends `signal` to process group `pgid` (0: only checks it exists); false when it does not exist. */
 export function signalProcessGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   try {
     process.kill(-pgid, signal);
@@ -74,120 +78,111 @@ export function signalProcessGroup(pgid: number, signal: NodeJS.Signals | 0): bo
   }
 }
 
-/** Spawns `argv` in a new process group, on a PTY when `tty` is true. */
-export async function spawnChild(options: SpawnChildOptions): Promise<ChildHandle> {
-  const [file, ...args] = options.argv;
+/** Resolves when `promise` settles or `ms` pass, whichever comes first. */
+async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([promise.catch(() => undefined), bound]);
+  clearTimeout(timer);
+}
+
+/**
+ * Throws ExecSpawnError (with the errno execvp would report) when `file` cannot be started in
+ * `cwd`: the directory is missing, or no executable regular file is found (directly with a
+ * slash, else on `pathEnv`, relative entries against `cwd`). Checked on the command itself
+ * before any sandbox wraps it, so a sandboxed or terminal command fails like a plain one
+ * instead of exiting 1 with bwrap's or forkpty's message.
+ */
+export function checkSpawnable(file: string | undefined, cwd: string, pathEnv: string | undefined): void {
   if (file === undefined || file === '') throw new ExecSpawnError('Cannot run an empty command line');
-  let isDirectory = false;
+  const { ENOENT, ENOTDIR, EACCES } = osConstants.errno;
+  let isDirectory: boolean;
   try {
-    isDirectory = fs.statSync(options.cwd).isDirectory();
+    isDirectory = fs.statSync(cwd).isDirectory();
   } catch {
-    isDirectory = false;
+    throw new ExecSpawnError(`Working directory does not exist: ${cwd}`, { errno: ENOENT });
   }
-  if (!isDirectory) throw new ExecSpawnError(`Working directory does not exist: ${options.cwd}`);
-  return options.tty ? spawnOnPty(file, args, options) : spawnOnPipes(file, args, options);
-}
-
-/** Resolves once `child` has spawned; rejects with ExecSpawnError when it could not. */
-function waitForSpawn(child: ChildProcessWithoutNullStreams, file: string): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const onError = (error: Error): void => {
-      child.off('spawn', onSpawn);
-      reject(new ExecSpawnError(`Failed to start ${file}: ${error.message}`, { cause: error }));
-    };
-    const onSpawn = (): void => {
-      child.off('error', onError);
-      resolve();
-    };
-    child.once('error', onError);
-    child.once('spawn', onSpawn);
-  });
-}
-
-/** Forwards decoded stdout/stderr chunks; resolves when both pipes have closed. */
-function forwardOutput(child: ChildProcessWithoutNullStreams, onOutput: SpawnChildOptions['onOutput']): Promise<void> {
-  const streams = [
-    { stream: child.stdout, name: 'stdout' as const },
-    { stream: child.stderr, name: 'stderr' as const },
-  ];
-  return new Promise<void>((resolve) => {
-    let openStreams = streams.length;
-    for (const { stream, name } of streams) {
-      // setEncoding keeps multi-byte characters split across reads intact.
-      stream.setEncoding('utf8');
-      stream.on('data', (chunk: string) => onOutput(chunk, name));
-      stream.on('error', () => undefined);
-      stream.once('close', () => {
-        openStreams -= 1;
-        if (openStreams === 0) resolve();
-      });
+  if (!isDirectory) throw new ExecSpawnError(`Working directory is not a directory: ${cwd}`, { errno: ENOTDIR });
+  const dirs = (pathEnv ?? '/usr/bin:/bin').split(':').filter((dir) => dir !== '');
+  const candidates = file.includes('/') ? [path.resolve(cwd, file)] : dirs.map((dir) => path.resolve(cwd, dir, file));
+  let problem = ENOENT;
+  for (const candidate of candidates) {
+    try {
+      if (!fs.statSync(candidate).isFile()) {
+        problem = EACCES;
+        continue;
+      }
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EACCES') problem = EACCES;
     }
+  }
+  const why = problem === EACCES ? 'permission denied' : 'executable not found';
+  throw new ExecSpawnError(`Failed to start ${file}: ${why}`, { errno: problem });
+}
+
+/** The ExecSpawnError of a spawn that threw or failed, keeping the OS's errno when there is one. */
+function spawnError(file: string, error: unknown, where = ''): ExecSpawnError {
+  const { errno, message } = error as NodeJS.ErrnoException;
+  return new ExecSpawnError(`Failed to start ${file}${where}: ${message}`, {
+    cause: error,
+    errno: typeof errno === 'number' ? errno : undefined,
+    reason: message,
   });
 }
 
-async function spawnOnPipes(file: string, args: string[], options: SpawnChildOptions): Promise<ChildHandle> {
-  const child = spawnPiped(file, args, {
-    cwd: options.cwd,
-    env: { ...options.env },
-    detached: true,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  // Listeners go on before the first await so no early output or exit can be missed.
-  const spawned = waitForSpawn(child, file);
-  const allClosed = forwardOutput(child, options.onOutput);
-  const exited = new Promise<ProcessExit>((resolve) => {
-    child.once('exit', (code, signal) => {
-      let timer: NodeJS.Timeout | undefined;
-      const grace = new Promise<void>((done) => {
-        timer = setTimeout(done, POST_EXIT_OUTPUT_WAIT_MS);
-      });
-      void Promise.race([allClosed, grace]).then(() => {
-        clearTimeout(timer);
-        resolve({ exitCode: code, signal });
-      });
-    });
-  });
-
-  // Errors after spawn (a failed kill, a broken stdin) must not crash the process.
+/** Spawns `argv` on pipes in a new process group; rejects with ExecSpawnError when it cannot start. */
+export async function spawnOnPipes(options: RawSpawnOptions): Promise<RawChild> {
+  const [file, ...args] = options.argv as [string, ...string[]];
+  let child;
+  try {
+    child = spawnPiped(file, args, { cwd: options.cwd, env: { ...options.env }, detached: true, stdio: [options.stdin, 'pipe', 'pipe'] });
+  } catch (error) {
+    // Node refuses some arguments (a NUL byte) before anything runs.
+    throw spawnError(file, error);
+  }
+  // Listeners go on before the first await so no early output or exit can be missed; errors
+  // after spawn (a failed kill, a broken stdin) must not crash the process.
+  const { stdin } = child;
   child.on('error', () => undefined);
-  child.stdin.on('error', () => undefined);
-  await spawned;
-  const pid = child.pid as number;
-
+  stdin?.on('error', () => undefined);
+  const outputs: Record<OutputStream, Readable> = { stdout: child.stdout as Readable, stderr: child.stderr as Readable };
+  const closed = Object.entries(outputs).map(([name, stream]) => {
+    stream.on('data', (bytes: Buffer) => options.onOutput(name as OutputStream, bytes));
+    stream.on('error', () => undefined);
+    return new Promise<void>((resolve) => stream.once('close', resolve));
+  });
+  const exited = new Promise<ProcessExit>((resolve) => child.once('exit', (exitCode, signal) => resolve({ exitCode, signal })));
+  await new Promise<void>((resolve, reject) => {
+    child.once('spawn', resolve);
+    child.once('error', (error) => reject(spawnError(file, error)));
+  });
+  const each = (act: (stream: Readable) => void) => () => Object.values(outputs).forEach(act);
   return {
-    pid,
-    tty: false,
+    pid: child.pid as number,
     exited,
-    write(chars: string) {
-      if (child.stdin.destroyed || !child.stdin.writable) return;
-      // Ctrl-D means end of input on a terminal; on a pipe the same character closes stdin.
-      const eof = chars.indexOf(END_OF_INPUT);
-      if (eof === -1) child.stdin.write(chars);
-      else child.stdin.end(chars.slice(0, eof));
+    // A background grandchild can hold the pipes open forever, so the wait for them is bounded.
+    ended: exited.then(async (exit) => {
+      await within(Promise.all(closed), options.outputDrainMs);
+      return exit;
+    }),
+    write: (data) => {
+      if (stdin !== null && !stdin.destroyed && stdin.writable) stdin.write(data);
     },
-    signalGroup: (signal) => signalProcessGroup(pid, signal),
-    isGroupAlive: () => signalProcessGroup(pid, 0),
-    dispose() {
-      child.stdin.destroy();
-      child.stdout.destroy();
-      child.stderr.destroy();
+    closeStdin: () => stdin?.end(),
+    resize: () => {
+      throw new Error('process is not attached to a PTY');
+    },
+    pause: each((stream) => stream.pause()),
+    resume: each((stream) => stream.resume()),
+    dispose: () => {
+      stdin?.destroy();
+      Object.values(outputs).forEach((stream) => stream.destroy());
     },
   };
-}
-
-/** True when `file` names an executable, directly (with a slash) or through `pathEnv`. */
-function isExecutableOnPath(file: string, pathEnv: string | undefined): boolean {
-  const candidates = file.includes('/')
-    ? [file]
-    : (pathEnv ?? '/usr/bin:/bin').split(':').filter((dir) => dir !== '').map((dir) => `${dir}/${file}`);
-  return candidates.some((candidate) => {
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return fs.statSync(candidate).isFile();
-    } catch {
-      return false;
-    }
-  });
 }
 
 /**
@@ -197,7 +192,7 @@ function isExecutableOnPath(file: string, pathEnv: string | undefined): boolean 
  * plus hang-up for end of file. Holding the slave prevents the hang-up, so node-pty keeps
  * reading until its post-exit drain ends.
  */
-export function holdSlaveOpen(term: IPty): { release(): void } {
+function holdSlaveOpen(term: IPty): { release(): void } {
   const ptsName = (term as unknown as { ptsName?: unknown }).ptsName;
   let fd: number | null = null;
   if (typeof ptsName === 'string') {
@@ -217,52 +212,49 @@ export function holdSlaveOpen(term: IPty): { release(): void } {
   };
 }
 
-function spawnOnPty(file: string, args: string[], options: SpawnChildOptions): ChildHandle {
-  // forkpty reports a failed exec only as exit code 1 with a message; check first, like pipes do.
-  if (!isExecutableOnPath(file, options.env.PATH)) {
-    throw new ExecSpawnError(`Failed to start ${file} on a terminal: executable not found`);
-  }
+/**
+ * Spawns `argv` on a pseudo-terminal of `size` (forkpty makes it a session and group leader);
+ * output is raw bytes on `stdout`. Throws ExecSpawnError when node-pty refuses to start it.
+ */
+export function spawnOnPty(options: RawSpawnOptions, size: TerminalSize): RawChild {
+  const [file, ...args] = options.argv as [string, ...string[]];
   let term: IPty;
   try {
-    term = pty.spawn(file, args, {
-      name: options.env.TERM ?? 'xterm',
-      cols: 80,
-      rows: 24,
-      cwd: options.cwd,
-      env: { ...options.env },
-    });
+    const env = { ...options.env };
+    term = pty.spawn(file, args, { name: env.TERM ?? 'xterm', cols: size.cols, rows: size.rows, cwd: options.cwd, env, encoding: null });
   } catch (error) {
-    throw new ExecSpawnError(`Failed to start ${file} on a terminal: ${(error as Error).message}`, { cause: error });
+    throw spawnError(file, error, ' on a terminal');
   }
-  const pid = term.pid;
-  const dataSubscription = term.onData((chunk) => options.onOutput(chunk, 'stdout'));
   const slave = holdSlaveOpen(term);
-  // node-pty reports exit only after the terminal's output has been read to the end (with our
-  // slave descriptor held, after its 200 ms post-exit drain).
-  const exited = new Promise<ProcessExit>((resolve) => {
+  // With `encoding: null` node-pty hands out Buffers, whatever its typings say.
+  const data = term.onData((bytes) => options.onOutput('stdout', bytes as unknown as Buffer));
+  let isOpen = true;
+  // node-pty reports the exit only after the terminal's output has been read to the end (with
+  // the slave descriptor held, after its post-exit drain).
+  const ended = new Promise<ProcessExit>((resolve) => {
     term.onExit(({ exitCode, signal }) => {
+      isOpen = false;
       slave.release();
-      if (signal !== undefined && signal !== 0) {
-        resolve({ exitCode: null, signal: SIGNAL_NAMES.get(signal) ?? `SIG${signal}` });
-      } else resolve({ exitCode, signal: null });
+      if (signal !== undefined && signal !== 0) resolve({ exitCode: null, signal: SIGNAL_NAMES.get(signal) ?? `SIG${signal}` });
+      else resolve({ exitCode, signal: null });
     });
   });
-  let isDisposed = false;
-  void exited.then(() => {
-    isDisposed = true;
-  });
+  // Writing to a closed terminal raises an error node-pty rethrows, so writes stop at exit.
+  const write = (data: Buffer | string): void => {
+    if (isOpen) term.write(data as string);
+  };
   return {
-    pid,
-    tty: true,
-    exited,
-    write(chars: string) {
-      if (!isDisposed) term.write(chars);
-    },
-    signalGroup: (signal) => signalProcessGroup(pid, signal),
-    isGroupAlive: () => signalProcessGroup(pid, 0),
-    dispose() {
-      isDisposed = true;
-      dataSubscription.dispose();
+    pid: term.pid,
+    exited: ended,
+    ended,
+    write,
+    closeStdin: () => write(END_OF_INPUT),
+    resize: (next) => term.resize(next.cols, next.rows),
+    pause: () => term.pause(),
+    resume: () => term.resume(),
+    dispose: () => {
+      isOpen = false;
+      data.dispose();
       slave.release();
     },
   };

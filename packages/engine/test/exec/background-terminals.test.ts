@@ -1,14 +1,13 @@
 /**
  * Cleaning background terminals: `ExecSessionManager.cleanBackground` kills the process groups of
  * the sessions `exec_command` left running (and forgets them) but not a command still inside its
- * `start`; `cleanBackgroundTerminals(thread)` reaches a thread's sessions through its tools.
+ * `start`; `cleanBackgroundTerminals(thread)` reaches a thread's sessions through its deps.
  */
 import fs from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { functionCall, text } from '@deputy/test-support';
 import { UnknownSessionError } from '../../src/exec/errors.js';
 import { ExecSessionManager } from '../../src/exec/exec-session.js';
-import { ToolRegistry } from '../../src/tools/registry.js';
 import { cleanBackgroundTerminals } from '../../src/tools/shell/services.js';
 import { startTestEngine, type TestEngine } from '../helpers/engine.js';
 import { bashRequest, exists, killGroup, makeTempDir, waitFor } from './helpers.js';
@@ -100,9 +99,9 @@ describe('cleanBackgroundTerminals', () => {
     expect(await cleanBackgroundTerminals(thread)).toBe(0);
   });
 
-  it('answers 0 for a thread whose tools were not built by the runtime', async () => {
+  it('answers 0 for a thread without exec sessions', async () => {
     engine = await startTestEngine();
     const thread = await engine.manager.start({ cwd: engine.temp.cwd });
-    expect(await cleanBackgroundTerminals({ deps: { ...thread.deps, tools: new ToolRegistry() } })).toBe(0);
+    expect(await cleanBackgroundTerminals({ deps: { ...thread.deps, execSessions: undefined } })).toBe(0);
   });
 });

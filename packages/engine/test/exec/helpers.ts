@@ -12,14 +12,8 @@ export async function makeTempDir(prefix = 'deputy-exec-'): Promise<string> {
   return fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), prefix)));
 }
 
-/** Polls `condition` every 20 ms until it holds; throws after `timeoutMs`. */
-export async function waitFor(condition: () => boolean, timeoutMs: number, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/** The shared bounded wait (test support's). */
+export { waitFor } from '@deputy/test-support';
 
 /** True while process group `pgid` (or process `pid` when `isGroup` is false) exists. */
 export function exists(id: number, isGroup: boolean): boolean {

@@ -1,20 +1,19 @@
 /**
  * Writes a planned patch from a child process that runs inside the same bubblewrap sandbox as
- * the thread's commands (`buildSandboxedArgv` with the thread's policy, the turn's cwd as the
- * base of the writable roots). The kernel then resolves every path component at the moment of
- * each write in a mount namespace where everything outside the writable roots is read-only, so a
- * directory swapped for a symlink between the checks and the write cannot lead out: the write
- * fails and the commit is rolled back. The child is Node running the shared writer
- * (`writer.ts`) from its source text; it gets the changes as one JSON line on stdin and answers
- * with one JSON line on stdout. No bwrap means no write (`SandboxUnavailableError`), never an
- * unsandboxed one. This module spawns and supervises; what is written is decided elsewhere.
+ * the thread's commands (an `ExecChild` with the thread's policy, the turn's cwd as the base of
+ * the writable roots). The kernel then resolves every path component at the moment of each write
+ * in a mount namespace where everything outside the writable roots is read-only, so a directory
+ * swapped for a symlink between the checks and the write cannot lead out: the write fails and the
+ * commit is rolled back. The child is Node running the shared writer (`writer.ts`) from its
+ * source text; it gets the changes as one JSON line on stdin and answers with one JSON line on
+ * stdout. No bwrap means no write (`SandboxUnavailableError`), never an unsandboxed one. This
+ * module supervises the writer; what is written is decided elsewhere.
  */
-import { spawn } from 'node:child_process';
 import { z } from 'zod';
 import type { SandboxPolicy } from '@deputy/protocol';
-import { SandboxUnavailableError } from '../../exec/errors.js';
-import { checkSandboxAvailable, type BwrapLocation } from '../../exec/sandbox-probe.js';
-import { buildSandboxedArgv } from '../../exec/sandbox.js';
+import { ExecChild } from '../../exec/child.js';
+import { ExecSpawnError } from '../../exec/errors.js';
+import type { BwrapLocation } from '../../exec/sandbox-probe.js';
 import type { PlannedChange } from './apply.js';
 import { throwIfFailed, toWriterChanges } from './commit.js';
 import { PatchApplyError } from './errors.js';
@@ -60,22 +59,7 @@ const WriterResultSchema: z.ZodType<WriterResult> = z.union([
  */
 export async function commitPatchSandboxed(changes: readonly PlannedChange[], options: SandboxedCommitOptions): Promise<void> {
   if (options.policy.type === 'danger-full-access') throw new Error('commitPatchSandboxed needs a sandboxing policy');
-  options.signal?.throwIfAborted();
-  const availability = await checkSandboxAvailable(options.bwrap);
-  if (!availability.ok) throw new SandboxUnavailableError(availability.message);
-  const tmpdir = options.tmpdir ?? process.env.TMPDIR;
-  const argv = buildSandboxedArgv([process.execPath, '-e', WRITER_CHILD_PROGRAM], options.policy, {
-    cwd: options.workspace,
-    workspace: options.workspace,
-    // Only what decides the writable roots; the child's real environment is CHILD_ENV.
-    env: tmpdir === undefined ? {} : { TMPDIR: tmpdir },
-    bwrapPath: availability.bwrapPath,
-    isolation: availability.isolation,
-    hiddenPaths: options.hiddenPaths,
-  });
-  // The probe above may have taken a while; an abort during it must not start the writer.
-  options.signal?.throwIfAborted();
-  const run = await runChild(argv, `${JSON.stringify({ changes: toWriterChanges(changes) })}\n`, options);
+  const run = await runWriter(`${JSON.stringify({ changes: toWriterChanges(changes) })}\n`, options);
   if (run.result === null) {
     if (options.signal?.aborted && !run.timedOut) throw options.signal.reason;
     // Killed before it could roll back: what it had written stays, and the model should know.
@@ -93,66 +77,81 @@ export async function commitPatchSandboxed(changes: readonly PlannedChange[], op
   throwIfFailed(run.result, options.signal);
 }
 
-interface ChildRun {
+interface WriterRun {
   /** The writer's answer, or null when it gave none (crashed, killed, bwrap failed). */
   result: WriterResult | null;
   code: number | null;
-  signal: NodeJS.Signals | null;
+  signal: string | null;
   stderr: string;
   timedOut: boolean;
 }
 
+/** Keeps the first `max` bytes of a stream. */
+function collector(max: number): { push(bytes: Buffer): void; text(): string } {
+  const kept: Buffer[] = [];
+  let size = 0;
+  return {
+    push(bytes) {
+      if (size >= max) return;
+      kept.push(bytes.subarray(0, max - size));
+      size += Math.min(bytes.length, max - size);
+    },
+    text: () => Buffer.concat(kept).toString('utf8'),
+  };
+}
+
 /**
- * Runs the writer in its own process group. An abort or the timeout closes its stdin (the
- * writer stops and rolls back), then kills the group if it has not exited after a grace period.
+ * Runs the writer in the sandbox, in its own process group, with none of the parent's
+ * environment. An abort or the timeout closes its stdin (the writer stops and rolls back), then
+ * kills the group if it has not exited after a grace period.
+ * @throws SandboxUnavailableError when bwrap cannot run, the signal's reason when it aborted first
  */
-function runChild(argv: readonly string[], input: string, options: SandboxedCommitOptions): Promise<ChildRun> {
-  const [file, ...args] = argv as [string, ...string[]];
-  return new Promise((resolve) => {
-    const child = spawn(file, args, { cwd: '/', env: CHILD_ENV, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
-    let stdout = '';
-    let stderr = '';
-    let timedOut = false;
-    let killTimer: NodeJS.Timeout | undefined;
-    const killGroup = () => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    };
-    const stop = () => {
-      child.stdin.end();
-      killTimer ??= setTimeout(killGroup, ROLLBACK_GRACE_MS);
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      stop();
-    }, options.timeoutMs ?? SANDBOXED_COMMIT_TIMEOUT_MS);
-    options.signal?.addEventListener('abort', stop, { once: true });
-    child.stdout.setEncoding('utf8');
-    child.stderr.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      if (stdout.length < 64 * 1024) stdout += chunk;
+async function runWriter(input: string, options: SandboxedCommitOptions): Promise<WriterRun> {
+  const stdout = collector(64 * 1024);
+  const stderr = collector(4096);
+  const tmpdir = options.tmpdir ?? process.env.TMPDIR;
+  let child: ExecChild;
+  try {
+    child = await ExecChild.spawn({
+      argv: [process.execPath, '-e', WRITER_CHILD_PROGRAM],
+      cwd: options.workspace,
+      env: CHILD_ENV,
+      sandbox: options.policy,
+      workspace: options.workspace,
+      // Only what decides the writable roots; the child's real environment is CHILD_ENV.
+      sandboxEnv: tmpdir === undefined ? {} : { TMPDIR: tmpdir },
+      hiddenPaths: options.hiddenPaths,
+      bwrap: options.bwrap,
+      signal: options.signal,
+      onOutput: (stream, bytes) => (stream === 'stdout' ? stdout : stderr).push(bytes),
     });
-    child.stderr.on('data', (chunk: string) => {
-      if (stderr.length < 4096) stderr += chunk;
-    });
-    // The child may die before reading its input (bwrap failing); its exit status tells why.
-    child.stdin.on('error', () => undefined);
-    const finish = (code: number | null, signal: NodeJS.Signals | null) => {
-      clearTimeout(timer);
-      clearTimeout(killTimer);
-      options.signal?.removeEventListener('abort', stop);
-      resolve({ result: parseResult(stdout), code, signal, stderr: stderr.slice(0, 4096), timedOut });
-    };
-    child.on('error', (error) => {
-      stderr += error.message;
-      finish(null, null);
-    });
-    child.on('close', finish);
-    child.stdin.write(input);
-  });
+  } catch (error) {
+    if (!(error instanceof ExecSpawnError)) throw error;
+    return { result: null, code: null, signal: null, stderr: error.message, timedOut: false };
+  }
+  let timedOut = false;
+  let killTimer: NodeJS.Timeout | undefined;
+  const stop = (): void => {
+    child.closeStdin();
+    killTimer ??= setTimeout(() => child.signalGroup('SIGKILL'), ROLLBACK_GRACE_MS);
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    stop();
+  }, options.timeoutMs ?? SANDBOXED_COMMIT_TIMEOUT_MS);
+  options.signal?.addEventListener('abort', stop, { once: true });
+  // The child may die before reading its input (bwrap failing); its exit status tells why.
+  child.write(input);
+  if (options.signal?.aborted) stop();
+  try {
+    const exit = await child.ended;
+    return { result: parseResult(stdout.text()), code: exit.exitCode, signal: exit.signal, stderr: stderr.text(), timedOut };
+  } finally {
+    clearTimeout(timer);
+    clearTimeout(killTimer);
+    options.signal?.removeEventListener('abort', stop);
+    child.dispose();
+  }
 }
 
 function parseResult(stdout: string): WriterResult | null {
