@@ -1,11 +1,11 @@
 /**
  * What every handler works with: the engine (`ThreadManager`, `EngineRuntime`, the current
  * config), the router, the client approvals, the model catalogue, the logger and the server's
- * working directory, plus the per-request hook `afterResponse` (work that must follow the
- * response on the wire, such as `thread/started` after `thread/start`). Built once, when the
- * engine opens; handlers receive it and never reach for globals. The config is not fixed: config
- * writes and logins replace the runtime's (`EngineRuntime.applyConfig`), so handlers read it at
- * each use and never keep it.
+ * working directory, and the helpers around the connection's per-request hook `afterResponse`
+ * (work that must follow the response on the wire, such as `thread/started` after `thread/start`).
+ * Built once, when the engine opens; handlers receive it and never reach for globals. The config
+ * is not fixed: config writes and logins replace the runtime's (`EngineRuntime.applyConfig`), so
+ * handlers read it at each use and never keep it.
  */
 import type { EngineRuntime, ResolvedConfig, ThreadManager } from '@deputy/engine';
 import type { Connection, HandlerContext } from '@deputy/rpc/core';
@@ -32,12 +32,6 @@ export interface AppContext {
   stateOf(connection: Connection): ConnectionState;
 }
 
-/** What the server adds to each request's context. */
-export interface RequestExtras {
-  /** Runs `fn` once the response to this request has been queued on the connection. */
-  afterResponse(fn: () => void): void;
-}
-
 /**
  * Runs `fn` after this request's response, in order with the thread's other deliveries: the
  * thread is held until the response is queued, and `fn` waits in its queue, ahead of whatever the
@@ -52,7 +46,5 @@ export function afterResponseOn(app: Pick<AppContext, 'router'>, ctx: HandlerCon
 
 /** Schedules `fn` to run right after this request's response is queued. */
 export function afterResponse(ctx: HandlerContext, fn: () => void): void {
-  const extras = ctx as HandlerContext & Partial<RequestExtras>;
-  if (extras.afterResponse) extras.afterResponse(fn);
-  else setImmediate(fn);
+  ctx.afterResponse(fn);
 }

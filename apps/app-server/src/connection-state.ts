@@ -76,7 +76,7 @@ export class ConnectionState {
   /** Queues a notification unless the connection is not initialized or opted out of it. */
   notify<M extends AppServer.ServerNotificationMethod>(method: M, params: AppServer.NotificationParamsOf<M>): void {
     if (!this.wants(method)) return;
-    this.#validate?.serverNotifications[method].parse(params);
+    this.#validate?.serverNotifications[method].params.parse(params);
     this.connection.notify(method, params);
   }
 

@@ -48,7 +48,7 @@ export interface EngineServices {
   readonly app: AppContext;
   /** Handlers of every client request method the server serves, except `initialize`. */
   readonly handlers: Handlers;
-  /** Stops routing engine events and closes the thread manager (threads, store, index). */
+  /** Stops routing engine events, closes the thread manager (threads, store, index) and the runtime (the demo model). */
   close(): Promise<void>;
 }
 
@@ -93,6 +93,7 @@ export async function openEngineServices(options: EngineServicesOptions): Promis
     async close() {
       router.detach();
       await manager.close();
+      await runtime.close();
     },
   };
 }

@@ -1,7 +1,9 @@
 /**
- * Who receives what (spec §5). Thread lifecycle notifications go to every initialized
- * connection; turn and item events, approvals and `serverRequest/resolved` go to the thread's
- * subscribers. Engine events of every loaded thread come in through the manager, are projected
+ * Who receives what: the `audience` column of the protocol's notification table says it
+ * (docs/app-server.md, "Notifications"). Notifications about a thread go to every initialized
+ * connection (`all`: thread lifecycle, account changes) or to the thread's subscribers (turn and
+ * item events); approvals and `serverRequest/resolved` go to the connections that got the
+ * request. Engine events of every loaded thread come in through the manager, are projected
  * once (so every subscriber, on any transport, sees the same sequence) and delivered in order.
  * A handler can hold a thread's delivery while it answers (`hold`), so a response such as
  * `turn/start`'s always precedes the notifications its call caused. The router owns the
@@ -20,17 +22,8 @@ export interface Projection {
   projectEvent(view: ThreadView, event: EngineEvent): Outbound[];
 }
 
-/** Notifications that go to every initialized connection rather than to a thread's subscribers. */
-const BROADCAST_METHODS: ReadonlySet<string> = new Set([
-  'thread/started',
-  'thread/status/changed',
-  'thread/name/updated',
-  'thread/archived',
-  'thread/unarchived',
-  'thread/closed',
-  'account/login/completed',
-  'account/updated',
-]);
+/** The server notification table: the router reads its `audience` column. */
+export type NotificationTable = typeof AppServer.serverNotifications;
 
 /** Gives the per-connection request ids of an approval once it is resolved. */
 export interface ResolvedRequestSource {
@@ -53,6 +46,7 @@ export class Router {
   #manager: ThreadManager | null = null;
   #projection: Projection | null = null;
   #requests: ResolvedRequestSource | null = null;
+  #notifications: NotificationTable | null = null;
   #detach: (() => void) | null = null;
 
   constructor(private readonly logger: AppLogger) {}
@@ -66,6 +60,11 @@ export class Router {
     this.#projection = projection;
     this.#requests = requests;
     this.#detach = manager.events.subscribe((event) => this.#onManagerEvent(event));
+  }
+
+  /** Routes by the audiences of `notifications` (the full tables load before anything is published). */
+  routeBy(notifications: NotificationTable): void {
+    this.#notifications = notifications;
   }
 
   /** Stops routing. */
@@ -177,8 +176,10 @@ export class Router {
       }
       return;
     }
-    const audience = BROADCAST_METHODS.has(message.method) ? this.#connections : this.subscribersOf(threadId);
-    for (const state of audience) notifyOne(state, message);
+    if (!this.#notifications) throw new Error('the router has no notification table before the full tables load');
+    // `connection` notifications are sent with `sendTo`, never published.
+    const isBroadcast = this.#notifications[message.method].audience === 'all';
+    for (const state of isBroadcast ? this.#connections : this.subscribersOf(threadId)) notifyOne(state, message);
   }
 
   #onManagerEvent(event: ManagerEvent): void {

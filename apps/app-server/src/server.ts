@@ -1,41 +1,20 @@
 /**
- * The app-server: one router shared by every connection, whatever carried it, and the parts it
- * loads on first need. `accept` turns a transport into a `Connection` whose requests go through
- * the method table (`@deputy/protocol`), the handshake and experimental gates, and the handlers;
- * `serve` accepts every connection of a listener. At start-up only the handshake's rows of the
- * tables are loaded (`@deputy/protocol/handshake`), so `initialize` is answered first of all. Any
- * other request loads the full method tables; the first request after the handshake also loads
- * the configuration when it was deferred and opens the engine (`engine-services.ts`). Until the
- * engine is open, a request waits for what it needs and for whatever is already loading, so
- * requests are handled in the order they arrived. Each request may schedule work for after its
- * response is queued (`afterResponse`). It opens no sockets itself.
+ * The app-server: listeners → connections → one dispatcher. `serve` accepts every connection of
+ * a listener; `accept` wraps a transport in a `Connection` with its per-connection state, whose
+ * requests take the request path (`request-path.ts`). The server also owns what the first request
+ * after the handshake opens (the configuration when it was deferred, then the engine, whose
+ * handlers then join the dispatcher; `engine-services.ts`) and the greeting that follows each
+ * `initialize`. It opens no sockets itself.
  */
 import type { ResolvedConfig } from '@deputy/engine';
-import type { AppServer } from '@deputy/protocol';
-import { handshakeNotifications, handshakeRequests } from '@deputy/protocol/handshake';
-import {
-  Connection,
-  RpcError,
-  createDispatcher,
-  toRpcError,
-  unsupportedMethodError,
-  type Dispatcher,
-  type HandlerContext,
-  type IncomingContext,
-  type IncomingHandler,
-  type Listener,
-  type MethodHandler,
-  type MethodSpec,
-  type Transport,
-} from '@deputy/rpc/core';
-import type { RequestExtras } from './app-context.js';
+import { Connection, RpcError, type Listener, type Transport } from '@deputy/rpc/core';
 import { ConnectionState, type TransportKind } from './connection-state.js';
 import type { EngineServices } from './engine-services.js';
 import { initializeHandlers } from './handlers/initialize.js';
-import type { Handlers } from './handlers/types.js';
 import { createLogger, type AppLogger } from './logger.js';
 import { OnFirstNeed } from './on-first-need.js';
 import { configWarning, remoteControlDisabled } from './project/lifecycle.js';
+import { RequestPath } from './request-path.js';
 import { Router } from './router.js';
 
 /** A configuration loaded when the engine is first needed rather than before the server starts. */
@@ -79,12 +58,6 @@ function isDeferred(config: ResolvedConfig | DeferredConfig): config is Deferred
   return typeof (config as Partial<DeferredConfig>).load === 'function';
 }
 
-/** The whole contract, loaded on first need: the tables and the dispatcher over them. */
-interface FullTables {
-  readonly protocol: typeof AppServer;
-  readonly dispatcher: Dispatcher;
-}
-
 /** See the module comment. */
 export class DeputyAppServer {
   readonly #states = new WeakMap<Connection, ConnectionState>();
@@ -92,13 +65,8 @@ export class DeputyAppServer {
   readonly #listeners = new Set<Listener>();
   readonly #logger: AppLogger;
   readonly #router: Router;
-  /** The `initialize` handler (the same in both dispatchers). */
-  readonly #initialize: Handlers;
-  /** Serves `initialize` until the full tables are loaded. */
-  readonly #handshake: Dispatcher;
-  readonly #tables: OnFirstNeed<FullTables>;
+  readonly #path: RequestPath;
   readonly #engine: OnFirstNeed<EngineServices>;
-  readonly #handler: IncomingHandler;
   /** Greeted connections that get the configuration's warnings once it is loaded. */
   readonly #awaitingWarnings = new Set<ConnectionState>();
   #config: ResolvedConfig | null;
@@ -108,24 +76,19 @@ export class DeputyAppServer {
     this.#logger = options.logger ?? createLogger('warn');
     this.#router = new Router(this.#logger);
     this.#config = isDeferred(options.config) ? null : options.config;
-    this.#initialize = initializeHandlers({
-      logger: this.#logger,
-      home: options.config.home,
-      stateOf: (connection) => this.#stateOf(connection),
-      greet: (state) => this.#greet(state),
-    });
-    this.#handshake = createDispatcher(handshakeRequests, this.#initialize, {
-      validateResults: options.validateOutput === true,
-      logger: this.#logger,
-      guard: (method, params, ctx) => this.#guard(method, params, ctx, null),
-      notifications: { table: handshakeNotifications, handlers: { initialized: () => undefined } },
-    });
-    this.#tables = new OnFirstNeed(() => this.#loadTables());
     this.#engine = new OnFirstNeed(
       () => this.#open(),
       (error) => this.#engineFailed(error),
     );
-    this.#handler = this.#buildHandler();
+    const stateOf = (connection: Connection): ConnectionState => this.#stateOf(connection);
+    this.#path = new RequestPath({
+      logger: this.#logger,
+      validateResults: options.validateOutput === true,
+      initialize: initializeHandlers({ logger: this.#logger, home: options.config.home, stateOf, greet: (state) => this.#greet(state) }),
+      stateOf,
+      engine: this.#engine,
+      openEngine: () => this.#startEngine(),
+    });
   }
 
   /**
@@ -134,10 +97,7 @@ export class DeputyAppServer {
    */
   static async start(options: AppServerOptions): Promise<DeputyAppServer> {
     const server = new DeputyAppServer(options);
-    if (options.validateOutput) {
-      const error = await server.#tables.start();
-      if (error !== null) throw error;
-    }
+    if (options.validateOutput) await server.#path.loadTables();
     return server;
   }
 
@@ -154,12 +114,12 @@ export class DeputyAppServer {
   /** Serves one transport; returns its per-connection state. */
   accept(transport: Transport, kind: TransportKind): ConnectionState {
     const connection = new Connection(transport, {
-      handler: this.#handler,
+      handler: this.#path.dispatcher,
       logger: this.#logger,
       outboundSoftLimit: this.options.outboundSoftLimit,
       outboundHardLimit: kind === 'stdio' ? Infinity : this.options.outboundHardLimit,
     });
-    const validateOutput = this.options.validateOutput ? this.#tables.value?.protocol : undefined;
+    const validateOutput = this.options.validateOutput ? this.#path.tables.value?.protocol : undefined;
     const state = new ConnectionState(connection, kind, { validateOutput });
     this.#states.set(connection, state);
     this.#connections.add(connection);
@@ -217,47 +177,9 @@ export class DeputyAppServer {
     else this.#logger.error('could not open the engine', { error: error instanceof Error ? error.message : String(error) });
   }
 
-  /**
-   * Until the engine is open: waits for what a request needs (the engine for a request after the
-   * handshake, the full tables for any request but `initialize`) and for whatever is already
-   * loading, so it is not answered ahead of the requests that came before it. Returns the full
-   * tables, or null when the handshake's are enough.
-   */
-  async #admit(method: string, state: ConnectionState): Promise<FullTables | null> {
-    if (method !== 'initialize' && state.isInitialized) {
-      const error = await this.#startEngine();
-      // Reported once through onEngineError (or the log); each waiting request gets it as its error.
-      if (error !== null) throw toRpcError(error);
-    } else if (this.#engine.attempt) {
-      await this.#engine.attempt;
-    }
-    if (method !== 'initialize' || this.#tables.attempt) {
-      const error = await this.#tables.start();
-      if (error !== null) throw toRpcError(error);
-    }
-    return this.#tables.value;
-  }
-
-  async #loadTables(): Promise<FullTables> {
-    const { AppServer: protocol } = await import('@deputy/protocol');
-    const forwarders: Record<string, MethodHandler<MethodSpec>> = {};
-    for (const method of Object.keys(protocol.clientRequests)) {
-      if (method !== 'initialize') forwarders[method] = (params, ctx) => this.#forward(method, params, ctx);
-    }
-    const dispatcher = createDispatcher(protocol.clientRequests, { ...forwarders, ...this.#initialize } as Handlers, {
-      acceptedMethods: protocol.ACCEPTED_CLIENT_REQUEST_METHODS,
-      validateResults: this.options.validateOutput === true,
-      logger: this.#logger,
-      guard: (method, params, ctx) => this.#guard(method, params, ctx, protocol),
-      notifications: { table: protocol.clientNotifications, handlers: { initialized: () => undefined } },
-    });
-    return { protocol, dispatcher };
-  }
-
   async #open(): Promise<EngineServices> {
     const startedAt = performance.now();
-    const error = await this.#tables.start();
-    if (error !== null) throw error;
+    const { protocol } = await this.#path.loadTables();
     let config = this.#config;
     if (config === null) {
       config = await (this.options.config as DeferredConfig).load();
@@ -266,6 +188,7 @@ export class DeputyAppServer {
       for (const state of this.#awaitingWarnings) this.#sendWarnings(state, config);
       this.#awaitingWarnings.clear();
     }
+    this.#router.routeBy(protocol.serverNotifications);
     const { openEngineServices } = await import('./engine-services.js');
     const engine = await openEngineServices({
       config,
@@ -275,6 +198,7 @@ export class DeputyAppServer {
       sandboxHiddenPaths: this.options.sandboxHiddenPaths ?? [],
       stateOf: (connection) => this.#stateOf(connection),
     });
+    this.#path.serve(engine.handlers);
     this.#logger.info('engine opened', { ms: Math.round(performance.now() - startedAt) });
     return engine;
   }
@@ -288,68 +212,5 @@ export class DeputyAppServer {
 
   #sendWarnings(state: ConnectionState, config: ResolvedConfig): void {
     for (const warning of config.warnings) this.#router.sendTo(state, configWarning(warning));
-  }
-
-  /** Hands a request to the engine's handler for its method, once the engine is open. */
-  #forward(method: string, params: unknown, ctx: HandlerContext): unknown {
-    const call = (engine: EngineServices): unknown => {
-      const handler = engine.handlers[method as keyof Handlers] as MethodHandler<MethodSpec> | undefined;
-      if (!handler) throw unsupportedMethodError(method);
-      return handler(params, ctx);
-    };
-    // Once open, the handler starts in this same tick, exactly as a direct call would.
-    const engine = this.#engine.value;
-    if (engine) return call(engine);
-    return this.#startEngine().then((error) => {
-      const opened = this.#engine.value;
-      if (!opened) throw toRpcError(error);
-      return call(opened);
-    });
-  }
-
-  #buildHandler(): IncomingHandler {
-    return {
-      handleRequest: async (request, ctx: IncomingContext) => {
-        const after: Array<() => void> = [];
-        const extras: RequestExtras = { afterResponse: (fn) => after.push(fn) };
-        const context = { ...ctx, ...extras } as IncomingContext;
-        try {
-          const state = this.#stateOf(ctx.connection);
-          const tables = this.#engine.value ? this.#tables.value : await this.#admit(request.method, state);
-          if (!tables) return await this.#handshake.handleRequest(request, context);
-          const { protocol, dispatcher } = tables;
-          // A name the reference accepts but this server does not serve gets a well-formed error.
-          if (!protocol.isClientRequestMethod(request.method) && protocol.isAcceptedClientRequestMethod(request.method)) {
-            if (!state.isInitialized) throw RpcError.notInitialized();
-            throw unsupportedMethodError(request.method);
-          }
-          return await dispatcher.handleRequest(request, context);
-        } finally {
-          // The connection queues the response in the microtasks that follow; this runs after.
-          if (after.length > 0) setImmediate(() => after.forEach((fn) => this.#runSafely(fn)));
-        }
-      },
-      // Both dispatchers know the same client notifications (`initialized`).
-      handleNotification: (notification, ctx) => (this.#tables.value?.dispatcher ?? this.#handshake).handleNotification?.(notification, ctx),
-    };
-  }
-
-  #guard(method: string, params: unknown, ctx: HandlerContext, protocol: typeof AppServer | null): void {
-    const state = this.#stateOf(ctx.connection);
-    if (method === 'initialize') {
-      if (state.isInitialized) throw RpcError.alreadyInitialized();
-      return;
-    }
-    if (!state.isInitialized) throw RpcError.notInitialized();
-    const reason = protocol?.experimentalReasonOf(method as AppServer.ClientRequestMethod, params);
-    if (reason !== undefined && !state.hasExperimentalApi) throw RpcError.experimentalRequired(reason);
-  }
-
-  #runSafely(fn: () => void): void {
-    try {
-      fn();
-    } catch (e) {
-      this.#logger.error('post-response work failed', { error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
-    }
   }
 }

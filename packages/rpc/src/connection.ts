@@ -1,13 +1,15 @@
 /**
  * One JSON-RPC peer over one `Transport`. Inbound requests go to a handler, each with its own
  * `AbortController` that is aborted when the connection closes; their results and thrown errors
- * (through `toRpcError`) become responses. Outbound requests get this connection's own integer
- * ids, counting from 0 (spec §2), and are matched with their responses. Every outbound message
- * goes through a single write queue, which is bounded: past a soft limit new client requests are
- * answered -32001 `Server overloaded; retry later.`, and past a hard limit the connection is
- * closed, so one client that stops reading never stalls the others. In-flight requests are
- * bounded the same way (reference: codex-rs/app-server/src/transport/mod.rs).
- * The connection knows no method names; the dispatcher does.
+ * (through `toRpcError`) become responses. Work a handler schedules with `afterResponse` runs
+ * right after its response is queued, so whatever it sends follows the response on the wire.
+ * Outbound requests get this connection's own integer ids, counting from 0 on each connection
+ * (docs/app-server.md, "Envelope and errors"), and are matched with their responses. Every
+ * outbound message goes through a single write queue, which is bounded: past a soft limit new
+ * client requests are answered -32001 `Server overloaded; retry later.`, and past a hard limit
+ * the connection is closed, so one client that stops reading never stalls the others. In-flight
+ * requests are bounded the same way (reference: codex-rs/app-server/src/transport/mod.rs). The
+ * connection knows no method names; the dispatcher does.
  */
 import {
   INTERNAL_ERROR,
@@ -30,10 +32,19 @@ export interface IncomingContext {
   signal: AbortSignal;
 }
 
+/** What a handler gets with each inbound request. */
+export interface RequestContext extends IncomingContext {
+  /**
+   * Runs `fn` right after this request's response (result or error) is queued, ahead of anything
+   * queued later; at once if the response is already queued. A throw is logged.
+   */
+  afterResponse(fn: () => void): void;
+}
+
 /** Receives inbound requests and notifications (the dispatcher implements it). */
 export interface IncomingHandler {
   /** Returns the result (or a promise of it) or throws; `undefined` is sent as `null`. */
-  handleRequest(request: JsonRpcRequest, ctx: IncomingContext): unknown;
+  handleRequest(request: JsonRpcRequest, ctx: RequestContext): unknown;
   /** Optional; thrown errors are logged, never answered. */
   handleNotification?(notification: JsonRpcNotification, ctx: IncomingContext): void | Promise<void>;
 }
@@ -239,16 +250,32 @@ export class Connection {
     }
     const controller = new AbortController();
     this.#inFlight.add(controller);
+    const after: Array<() => void> = [];
+    let isAnswered = false;
+    const afterResponse = (fn: () => void): void => {
+      if (isAnswered) this.#runAfterResponse(request.method, fn);
+      else after.push(fn);
+    };
     void (async () => {
       try {
-        const result = await this.#handler.handleRequest(request, { connection: this, signal: controller.signal });
+        const result = await this.#handler.handleRequest(request, { connection: this, signal: controller.signal, afterResponse });
         this.#enqueue({ id: request.id, result: result === undefined ? null : result });
       } catch (e) {
         this.#enqueue({ id: request.id, error: this.#toWireError(request.method, e).toJSON() });
       } finally {
         this.#inFlight.delete(controller);
+        isAnswered = true;
+        for (const fn of after) this.#runAfterResponse(request.method, fn);
       }
     })();
+  }
+
+  #runAfterResponse(method: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      this.#logger.error('post-response work failed', { connection: this.id, method, error: e instanceof Error ? (e.stack ?? e.message) : String(e) });
+    }
   }
 
   #toWireError(method: string, e: unknown): RpcError {

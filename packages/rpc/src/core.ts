@@ -1,7 +1,8 @@
 /**
  * @deputy/rpc/core: the JSON-RPC runtime without the socket listeners. `Connection` (id
  * correlation, cancellation, bounded write queue), the table-driven dispatcher, the error
- * mapping, listen URLs, the WebSocket auth flags and authenticator, and the stdio transport. A
+ * mapping, listen URLs and the loopback check, the WebSocket auth flags and authenticator, the
+ * NDJSON line framer, the stdio transport and the servers' stderr logger. A
  * process that only serves stdio imports this entry and never loads the HTTP and WebSocket code;
  * `@deputy/rpc` re-exports all of it together with the WebSocket and Unix socket listeners and
  * the in-memory pairs.
@@ -13,6 +14,7 @@ export {
   type ConnectionOptions,
   type IncomingContext,
   type IncomingHandler,
+  type RequestContext,
   type RequestOptions,
 } from './connection.js';
 export {
@@ -22,6 +24,7 @@ export {
   unsupportedMethodError,
   type Dispatcher,
   type DispatcherOptions,
+  type DispatcherTables,
   type HandlerContext,
   type MethodHandler,
   type MethodHandlers,
@@ -62,6 +65,7 @@ export {
   type ListenTarget,
   type ParseListenUrlOptions,
 } from './listen-url.js';
+export { createStderrLogger, parseLogLevel, type LogLevel, type StderrLogger, type StderrLoggerOptions } from './logger.js';
 export { NOOP_LOGGER, type Listener, type RpcLogger, type Transport, type TransportOptions } from './transport/transport.js';
 export { AsyncQueue, type AsyncQueueOptions } from './transport/async-queue.js';
 export { DEFAULT_MAX_LINE_BYTES, LineSplitter, toLine, type LineEvent, type LineSplitterOptions } from './transport/ndjson.js';

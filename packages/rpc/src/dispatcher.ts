@@ -1,15 +1,19 @@
 /**
- * Routes inbound requests through a method table: name → params schema → optional guard →
- * handler → optional result check. The table is any `Record<method, { params, result }>` of zod
- * schemas (the app-server's lives in `@deputy/protocol`), so handler params and results are typed
- * from it and the method list is never repeated here. Unknown methods and bad params get the
- * reference's -32600 texts by default (spec §3); every thrown error goes through `toRpcError`.
- * Client notifications use a second table; unknown or invalid ones are logged and dropped. The
- * helpers at the bottom do the same for calls in the other direction (server → client).
+ * Routes inbound requests through a method table: admission → name → params schema → optional
+ * guard → handler → optional result check. The table is any `Record<method, { params, result }>`
+ * of zod schemas (the app-server's lives in `@deputy/protocol`), so handler params and results are
+ * typed from it and the method list is never repeated here. The table can be loaded on first
+ * need: an `admit` hook runs first for every request, may wait, and hands over the loaded tables,
+ * which replace the dispatcher's own from then on (a server answers its handshake from a few rows
+ * and loads the rest with the first other request). Unknown methods and bad params get the
+ * reference's -32600 texts by default (docs/app-server.md, "Envelope and errors"); every thrown
+ * error goes through `toRpcError`. Client notifications use a second table; unknown or invalid
+ * ones are logged and dropped. The helpers at the bottom do the same for calls in the other
+ * direction (server → client).
  */
 import type { z } from 'zod';
 import { INVALID_PARAMS, type JsonRpcNotification, type JsonRpcRequest, type RequestId } from '@deputy/protocol/jsonrpc';
-import type { Connection, IncomingContext, IncomingHandler, RequestOptions } from './connection.js';
+import type { Connection, IncomingContext, IncomingHandler, RequestContext, RequestOptions } from './connection.js';
 import { RpcError, invalidParamsError, type ErrorDialect } from './errors.js';
 import { NOOP_LOGGER, type RpcLogger } from './transport/transport.js';
 
@@ -33,8 +37,8 @@ export type MethodTable = Readonly<Record<string, MethodSpec>>;
 /** A notification table: wire method name → schema of its params (absent params are `undefined`). */
 export type NotificationTable = Readonly<Record<string, z.ZodType>>;
 
-/** What a request handler gets besides its params. */
-export interface HandlerContext extends IncomingContext {
+/** What a request handler gets besides its params (`afterResponse` included). */
+export interface HandlerContext extends RequestContext {
   /** The wire method name. */
   method: string;
   /** The client's request id, as sent. */
@@ -59,17 +63,40 @@ export type NotificationHandler<S extends z.ZodType> = (
 /** Handlers for some or all notifications of a table. */
 export type NotificationHandlers<N extends NotificationTable> = { [M in keyof N]?: NotificationHandler<N[M]> };
 
+/** Tables loaded on first need; see `DispatcherOptions.admit`. */
+export interface DispatcherTables {
+  /** Replaces the dispatcher's request table. */
+  readonly requests: MethodTable;
+  /** Replaces `acceptedMethods`; defaults to the keys of `requests`. */
+  readonly acceptedMethods?: readonly string[];
+  /** Replaces the table of client notifications (their handlers stay those of the options). */
+  readonly notifications?: NotificationTable;
+}
+
 /** Options of {@link createDispatcher}. */
 export interface DispatcherOptions<N extends NotificationTable> {
   /** Check each result against the table (tests and dev mode); a mismatch is -32603. */
   validateResults?: boolean;
   /** Error codes and wording; defaults to the reference's (`codex`). */
   dialect?: ErrorDialect;
-  /** Names listed in the unknown-method error; defaults to the table's keys in order. */
+  /**
+   * Names the peer may send, listed in the unknown-method error; defaults to the table's keys in
+   * order. A listed name missing from the table is guarded (with `undefined` params), then
+   * answered as `unsupported`.
+   */
   acceptedMethods?: readonly string[];
   /**
+   * Runs first for every request, before its method is looked up. It may wait, for the rest of
+   * the table or for anything else the request needs first (requests that wait for the same
+   * promise resume in the order they arrived), and returns the loaded tables, which serve this
+   * and every later message, or null while the current ones serve it. A throw is the request's
+   * error. Return a value, not a promise, to skip the wait once everything is loaded.
+   */
+  admit?: (request: JsonRpcRequest, ctx: RequestContext) => DispatcherTables | null | Promise<DispatcherTables | null>;
+  /**
    * Runs after params parsed and before the handler; throw to refuse (e.g. `Not initialized`,
-   * experimental gates). The reference deserializes params before these checks.
+   * experimental gates), or wait for what the handler needs. The reference deserializes params
+   * before these checks.
    */
   guard?: (method: string, params: unknown, ctx: HandlerContext) => void | Promise<void>;
   /** The error for a table method that has no handler; defaults to a -32600 "not supported". */
@@ -82,7 +109,7 @@ export interface DispatcherOptions<N extends NotificationTable> {
 
 /** An `IncomingHandler` built from tables, to pass to `new Connection(...)`. */
 export interface Dispatcher extends IncomingHandler {
-  /** The request methods it knows, in table order. */
+  /** The request methods it knows, in table order (those of the loaded tables once loaded). */
   readonly methods: readonly string[];
 }
 
@@ -104,26 +131,51 @@ async function parseParams(schema: z.ZodType, params: unknown, dialect: ErrorDia
   return parsed.data;
 }
 
-/** Builds a dispatcher over a method table; see the module comment. */
+/**
+ * Builds a dispatcher over a method table; see the module comment. `handlers` is read at each
+ * request, so handlers added to it later (once what they need is open) serve from then on.
+ */
 export function createDispatcher<T extends MethodTable, N extends NotificationTable = NotificationTable>(
   table: T,
   handlers: MethodHandlers<T>,
   options: DispatcherOptions<N> = {},
 ): Dispatcher {
   const logger = options.logger ?? NOOP_LOGGER;
-  const methods = Object.keys(table);
-  const accepted = options.acceptedMethods ?? methods;
   const unsupported = options.unsupported ?? unsupportedMethodError;
+  const notificationHandlers = (options.notifications?.handlers ?? {}) as Partial<Record<string, NotificationHandler<z.ZodType>>>;
+  let loaded: DispatcherTables | null = null;
+  let requests: MethodTable = table;
+  let accepted = options.acceptedMethods ?? Object.keys(table);
+  let acceptedSet = new Set(accepted);
+  let notificationTable: NotificationTable | undefined = options.notifications?.table;
 
-  async function handleRequest(request: JsonRpcRequest, base: IncomingContext): Promise<unknown> {
+  function use(tables: DispatcherTables): void {
+    if (tables === loaded) return;
+    loaded = tables;
+    requests = tables.requests;
+    accepted = tables.acceptedMethods ?? Object.keys(tables.requests);
+    acceptedSet = new Set(accepted);
+    notificationTable = tables.notifications ?? notificationTable;
+  }
+
+  async function handleRequest(request: JsonRpcRequest, base: RequestContext): Promise<unknown> {
+    if (options.admit) {
+      const admitted = options.admit(request, base);
+      const tables = admitted instanceof Promise ? await admitted : admitted;
+      if (tables) use(tables);
+    }
     const { method } = request;
-    if (!Object.hasOwn(table, method)) throw RpcError.unknownMethod(method, accepted, options.dialect);
-    const spec = table[method] as MethodSpec;
+    const ctx: HandlerContext = { ...base, method, id: request.id };
+    if (!Object.hasOwn(requests, method)) {
+      if (!acceptedSet.has(method)) throw RpcError.unknownMethod(method, accepted, options.dialect);
+      await options.guard?.(method, undefined, ctx);
+      throw unsupported(method);
+    }
+    const spec = requests[method] as MethodSpec;
     if (spec.paramsRequired === true && request.params === undefined) {
       throw missingParamsError(options.dialect);
     }
     const params = await parseParams(spec.params, request.params, options.dialect);
-    const ctx: HandlerContext = { ...base, method, id: request.id };
     await options.guard?.(method, params, ctx);
     const handler = Object.hasOwn(handlers, method) ? (handlers[method] as MethodHandler<MethodSpec> | undefined) : undefined;
     if (!handler) throw unsupported(method);
@@ -140,7 +192,6 @@ export function createDispatcher<T extends MethodTable, N extends NotificationTa
 
   async function handleNotification(notification: JsonRpcNotification, base: IncomingContext): Promise<void> {
     const { method } = notification;
-    const notificationTable = options.notifications?.table;
     if (!notificationTable || !Object.hasOwn(notificationTable, method)) {
       logger.warn('dropped an unknown notification', { method });
       return;
@@ -150,14 +201,17 @@ export function createDispatcher<T extends MethodTable, N extends NotificationTa
       logger.warn('dropped a notification with invalid params', { method, issues: parsed.error.issues });
       return;
     }
-    const notificationHandlers = (options.notifications?.handlers ?? {}) as Partial<
-      Record<string, NotificationHandler<z.ZodType>>
-    >;
     const handler = Object.hasOwn(notificationHandlers, method) ? notificationHandlers[method] : undefined;
     await handler?.(parsed.data, { ...base, method });
   }
 
-  return { methods, handleRequest, handleNotification };
+  return {
+    get methods() {
+      return Object.keys(requests);
+    },
+    handleRequest,
+    handleNotification,
+  };
 }
 
 /**

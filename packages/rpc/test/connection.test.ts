@@ -133,6 +133,57 @@ describe('Connection', () => {
     ]);
   });
 
+  it('runs afterResponse work right after the response, for results and errors, and logs a throw', async () => {
+    const errors: string[] = [];
+    const logger: RpcLogger = { info() {}, warn() {}, error: (m) => errors.push(m) };
+    const { connection, peer, received } = connected(
+      {
+        handleRequest: async (r, ctx) => {
+          ctx.afterResponse(() => connection.notify('after', { id: r.id }));
+          ctx.afterResponse(() => {
+            throw new Error('post-response bug');
+          });
+          ctx.afterResponse(() => connection.notify('after again', { id: r.id }));
+          await new Promise((resolve) => setImmediate(resolve));
+          connection.notify('before', { id: r.id });
+          if (r.method === 'fail') throw RpcError.invalidRequest('no');
+          return 'ok';
+        },
+      },
+      { logger },
+    );
+    await peer.send({ id: 1, method: 'work' });
+    await waitFor(() => received.length === 4);
+    await peer.send({ id: 2, method: 'fail' });
+    await waitFor(() => received.length === 8);
+    expect(received).toEqual([
+      { method: 'before', params: { id: 1 } },
+      { id: 1, result: 'ok' },
+      { method: 'after', params: { id: 1 } },
+      { method: 'after again', params: { id: 1 } },
+      { method: 'before', params: { id: 2 } },
+      { id: 2, error: { code: -32600, message: 'no' } },
+      { method: 'after', params: { id: 2 } },
+      { method: 'after again', params: { id: 2 } },
+    ]);
+    expect(errors).toEqual(['post-response work failed', 'post-response work failed']);
+  });
+
+  it('runs afterResponse work at once when the response is already queued', async () => {
+    let late!: (fn: () => void) => void;
+    const { connection, peer, received } = connected({
+      handleRequest: (_r, ctx) => {
+        late = (fn) => ctx.afterResponse(fn);
+        return 'ok';
+      },
+    });
+    await peer.send({ id: 1, method: 'work' });
+    await waitFor(() => received.length === 1);
+    late(() => connection.notify('late'));
+    await waitFor(() => received.length === 2);
+    expect(received[1]).toEqual({ method: 'late' });
+  });
+
   it('flushes queued notifications before a caller closes', async () => {
     const { connection, received } = connected(answerNothing);
     for (let i = 0; i < 5; i++) connection.notify('tick', { i });

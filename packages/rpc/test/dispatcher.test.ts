@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { INTERNAL_ERROR, INVALID_REQUEST, decodeMessage } from '@deputy/protocol';
 import { Connection, ConnectionClosedError, type IncomingHandler } from '../src/connection.js';
-import { createDispatcher, sendTypedNotification, sendTypedRequest, type MethodHandlers } from '../src/dispatcher.js';
+import { createDispatcher, sendTypedNotification, sendTypedRequest, type DispatcherTables, type MethodHandlers } from '../src/dispatcher.js';
 import { RpcError } from '../src/errors.js';
 import { createMemoryTransportPair } from '../src/transport/memory.js';
 import type { RpcLogger } from '../src/transport/transport.js';
@@ -203,6 +203,68 @@ describe('createDispatcher', () => {
     expect(h.waiting.signal?.aborted).toBe(true);
     expect(h.waiting.signal?.reason).toBeInstanceOf(ConnectionClosedError);
     await expect(call).rejects.toBeInstanceOf(ConnectionClosedError);
+  });
+});
+
+describe('a table loaded on first need', () => {
+  const handshake = { hello: { params: z.object({ name: z.string() }), result: z.string() } } as const;
+  const full: DispatcherTables = {
+    requests: { ...handshake, 'thread/read': methods['thread/read'] },
+    acceptedMethods: ['hello', 'thread/read', 'plugin/list'],
+    notifications: { 'client/ping': z.object({ n: z.number() }) },
+  };
+
+  function lazyHarness() {
+    const [clientSide, serverSide] = createMemoryTransportPair();
+    const admitted: string[] = [];
+    const guarded: string[] = [];
+    const pings: number[] = [];
+    let loaded: Promise<DispatcherTables> | null = null;
+    let finishLoad!: () => void;
+    const dispatcher = createDispatcher(
+      handshake,
+      { hello: (p) => `hello ${p.name}`, 'thread/read': (p: { threadId: string }) => ({ thread: { id: p.threadId } }) } as MethodHandlers<typeof handshake>,
+      {
+        admit: (request) => {
+          admitted.push(request.method);
+          if (request.method === 'hello' && loaded === null) return null;
+          loaded ??= new Promise((resolve) => (finishLoad = () => resolve(full)));
+          return loaded;
+        },
+        guard: (method) => void guarded.push(method),
+        notifications: { table: {}, handlers: { 'client/ping': (p: { n: number }) => void pings.push(p.n) } },
+      },
+    );
+    const server = new Connection(serverSide, { handler: dispatcher });
+    const client = new Connection(clientSide, { handler: { handleRequest: () => null } });
+    open.push(client, server);
+    return { client, dispatcher, admitted, guarded, pings, load: () => finishLoad() };
+  }
+
+  it('serves its own table until admission hands over the loaded one, which then serves every message', async () => {
+    const h = lazyHarness();
+    await expect(h.client.request('hello', { name: 'a' })).resolves.toBe('hello a');
+    expect(h.dispatcher.methods).toEqual(['hello']);
+    const read = h.client.request('thread/read', { threadId: 't1' });
+    const hello = h.client.request('hello', { name: 'b' });
+    await waitFor(() => h.admitted.length === 3);
+    h.load();
+    await expect(read).resolves.toEqual({ thread: { id: 't1' } });
+    await expect(hello).resolves.toBe('hello b');
+    expect(h.dispatcher.methods).toEqual(['hello', 'thread/read']);
+    h.client.notify('client/ping', { n: 1 });
+    await waitFor(() => h.pings.length === 1);
+  });
+
+  it('guards an accepted name the table does not serve, then answers it as not supported', async () => {
+    const h = lazyHarness();
+    const unserved = h.client.request('plugin/list', {});
+    const unknown = h.client.request('no/such', {});
+    await waitFor(() => h.admitted.length === 2);
+    h.load();
+    expect(await rpcFailure(unserved)).toEqual({ code: INVALID_REQUEST, message: 'Invalid request: `plugin/list` is not supported by this server' });
+    expect((await rpcFailure(unknown)).message).toBe('Invalid request: unknown variant `no/such`, expected one of `hello`, `thread/read`, `plugin/list`');
+    expect(h.guarded).toEqual(['plugin/list']);
   });
 });
 

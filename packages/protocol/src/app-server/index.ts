@@ -191,7 +191,8 @@ export {
   experimentalReasonOf,
 } from './methods.js';
 export type {
-  ExperimentalGate, ClientRequestSpec, ServerRequestSpec, ClientRequestMethod, ParamsOf, ParamsInputOf,
+  ExperimentalGate, ClientRequestSpec, ServerRequestSpec, ServerNotificationSpec, NotificationAudience,
+  ClientRequestMethod, ParamsOf, ParamsInputOf,
   ResultOf, ServerNotificationMethod, NotificationParamsOf, ServerRequestMethod, ServerRequestParamsOf,
   ServerRequestResultOf, ClientNotificationMethod,
 } from './methods.js';

@@ -1,7 +1,7 @@
 /**
  * The app-server method tables: the one place that maps wire method names to their schemas.
  * `clientRequests` (method → params, result, experimental gate), `serverNotifications`
- * (method → params), `serverRequests` (method → params, result) and `clientNotifications`. The
+ * (method → params, audience), `serverRequests` (method → params, result) and `clientNotifications`. The
  * dispatcher, handler types, test clients and the registry test all read these tables; nothing
  * else may repeat the list. Reference methods we do not serve are listed in `unsupported.ts`.
  */
@@ -177,6 +177,22 @@ export interface ServerRequestSpec {
   readonly result: z.ZodType;
 }
 
+/**
+ * Who receives a server notification: `all` is every initialized connection (a broadcast),
+ * `subscribers` the connections subscribed to the thread it is about, `connection` only the one
+ * connection it concerns (the one that initialized, owns the process, watch or search session).
+ * Connections that opted out of a method never receive it.
+ */
+export type NotificationAudience = 'all' | 'subscribers' | 'connection';
+
+/** One row of `serverNotifications`. */
+export interface ServerNotificationSpec {
+  /** Schema of `params`. */
+  readonly params: z.ZodType;
+  /** Who receives it. */
+  readonly audience: NotificationAudience;
+}
+
 /** Descriptor of the `{granular: …}` approval policy, gated wherever an `approvalPolicy` appears. */
 export const GRANULAR_APPROVAL_DESCRIPTOR = 'askForApproval.granular';
 
@@ -186,6 +202,10 @@ function request<P extends z.ZodType, R extends z.ZodType>(params: P, result: R,
 
 function requestWithoutParams<R extends z.ZodType>(result: R) {
   return { params: NoParamsSchema, result, paramsRequired: false, experimental: undefined } as const;
+}
+
+function notification<P extends z.ZodType, A extends NotificationAudience>(params: P, audience: A) {
+  return { params, audience } as const;
 }
 
 /** Client→server requests we serve, in the reference's order. */
@@ -286,45 +306,45 @@ export const clientRequests = {
   'fuzzyFileSearch/sessionStop': request(FuzzyFileSearchSessionStopParamsSchema, EmptyResultSchema, { wholeMethod: true }),
 } as const satisfies Readonly<Record<string, ClientRequestSpec>>;
 
-/** Server→client notifications we send: method → params schema. */
+/** Server→client notifications we send: method → params schema and audience. */
 export const serverNotifications = {
-  error: ErrorNotificationSchema,
-  'thread/started': ThreadStartedNotificationSchema,
-  'thread/status/changed': ThreadStatusChangedNotificationSchema,
-  'thread/archived': ThreadIdNotificationSchema,
-  'thread/unarchived': ThreadIdNotificationSchema,
-  'thread/closed': ThreadIdNotificationSchema,
-  'skills/changed': SkillsChangedNotificationSchema,
-  'thread/name/updated': ThreadNameUpdatedNotificationSchema,
-  'thread/tokenUsage/updated': ThreadTokenUsageUpdatedNotificationSchema,
-  'turn/started': TurnNotificationSchema,
-  'turn/completed': TurnNotificationSchema,
-  'turn/diff/updated': TurnDiffUpdatedNotificationSchema,
-  'turn/plan/updated': TurnPlanUpdatedNotificationSchema,
-  'item/started': ItemStartedNotificationSchema,
-  'item/completed': ItemCompletedNotificationSchema,
-  'item/agentMessage/delta': ItemDeltaNotificationSchema,
-  'item/plan/delta': ItemDeltaNotificationSchema,
-  'command/exec/outputDelta': CommandExecOutputDeltaSchema,
-  'item/commandExecution/outputDelta': ItemDeltaNotificationSchema,
-  'item/fileChange/outputDelta': ItemDeltaNotificationSchema,
-  'serverRequest/resolved': ServerRequestResolvedNotificationSchema,
-  'account/updated': AccountUpdatedNotificationSchema,
-  'account/rateLimits/updated': AccountRateLimitsUpdatedNotificationSchema,
-  'remoteControl/status/changed': RemoteControlStatusChangedNotificationSchema,
-  'fs/changed': FsChangedSchema,
-  'item/reasoning/summaryTextDelta': ReasoningSummaryTextDeltaNotificationSchema,
-  'item/reasoning/summaryPartAdded': ReasoningSummaryPartAddedNotificationSchema,
-  'item/reasoning/textDelta': ReasoningTextDeltaNotificationSchema,
-  'thread/compacted': ContextCompactedNotificationSchema,
-  'model/rerouted': ModelReroutedNotificationSchema,
-  warning: WarningNotificationSchema,
-  deprecationNotice: DeprecationNoticeNotificationSchema,
-  configWarning: ConfigWarningNotificationSchema,
-  'fuzzyFileSearch/sessionUpdated': FuzzyFileSearchSessionUpdatedNotificationSchema,
-  'fuzzyFileSearch/sessionCompleted': FuzzyFileSearchSessionCompletedNotificationSchema,
-  'account/login/completed': AccountLoginCompletedNotificationSchema,
-} as const satisfies Readonly<Record<string, z.ZodType>>;
+  error: notification(ErrorNotificationSchema, 'subscribers'),
+  'thread/started': notification(ThreadStartedNotificationSchema, 'all'),
+  'thread/status/changed': notification(ThreadStatusChangedNotificationSchema, 'all'),
+  'thread/archived': notification(ThreadIdNotificationSchema, 'all'),
+  'thread/unarchived': notification(ThreadIdNotificationSchema, 'all'),
+  'thread/closed': notification(ThreadIdNotificationSchema, 'all'),
+  'skills/changed': notification(SkillsChangedNotificationSchema, 'all'),
+  'thread/name/updated': notification(ThreadNameUpdatedNotificationSchema, 'all'),
+  'thread/tokenUsage/updated': notification(ThreadTokenUsageUpdatedNotificationSchema, 'subscribers'),
+  'turn/started': notification(TurnNotificationSchema, 'subscribers'),
+  'turn/completed': notification(TurnNotificationSchema, 'subscribers'),
+  'turn/diff/updated': notification(TurnDiffUpdatedNotificationSchema, 'subscribers'),
+  'turn/plan/updated': notification(TurnPlanUpdatedNotificationSchema, 'subscribers'),
+  'item/started': notification(ItemStartedNotificationSchema, 'subscribers'),
+  'item/completed': notification(ItemCompletedNotificationSchema, 'subscribers'),
+  'item/agentMessage/delta': notification(ItemDeltaNotificationSchema, 'subscribers'),
+  'item/plan/delta': notification(ItemDeltaNotificationSchema, 'subscribers'),
+  'command/exec/outputDelta': notification(CommandExecOutputDeltaSchema, 'connection'),
+  'item/commandExecution/outputDelta': notification(ItemDeltaNotificationSchema, 'subscribers'),
+  'item/fileChange/outputDelta': notification(ItemDeltaNotificationSchema, 'subscribers'),
+  'serverRequest/resolved': notification(ServerRequestResolvedNotificationSchema, 'subscribers'),
+  'account/updated': notification(AccountUpdatedNotificationSchema, 'all'),
+  'account/rateLimits/updated': notification(AccountRateLimitsUpdatedNotificationSchema, 'subscribers'),
+  'remoteControl/status/changed': notification(RemoteControlStatusChangedNotificationSchema, 'connection'),
+  'fs/changed': notification(FsChangedSchema, 'connection'),
+  'item/reasoning/summaryTextDelta': notification(ReasoningSummaryTextDeltaNotificationSchema, 'subscribers'),
+  'item/reasoning/summaryPartAdded': notification(ReasoningSummaryPartAddedNotificationSchema, 'subscribers'),
+  'item/reasoning/textDelta': notification(ReasoningTextDeltaNotificationSchema, 'subscribers'),
+  'thread/compacted': notification(ContextCompactedNotificationSchema, 'subscribers'),
+  'model/rerouted': notification(ModelReroutedNotificationSchema, 'subscribers'),
+  warning: notification(WarningNotificationSchema, 'subscribers'),
+  deprecationNotice: notification(DeprecationNoticeNotificationSchema, 'connection'),
+  configWarning: notification(ConfigWarningNotificationSchema, 'connection'),
+  'fuzzyFileSearch/sessionUpdated': notification(FuzzyFileSearchSessionUpdatedNotificationSchema, 'connection'),
+  'fuzzyFileSearch/sessionCompleted': notification(FuzzyFileSearchSessionCompletedNotificationSchema, 'connection'),
+  'account/login/completed': notification(AccountLoginCompletedNotificationSchema, 'all'),
+} as const satisfies Readonly<Record<string, ServerNotificationSpec>>;
 
 /** Server→client requests we send: method → params and the client's result. */
 export const serverRequests = {
@@ -354,7 +374,7 @@ export type ResultOf<M extends ClientRequestMethod> = z.output<(typeof clientReq
 /** A server→client notification method we send. */
 export type ServerNotificationMethod = keyof typeof serverNotifications;
 /** Params of a server notification. */
-export type NotificationParamsOf<M extends ServerNotificationMethod> = z.output<(typeof serverNotifications)[M]>;
+export type NotificationParamsOf<M extends ServerNotificationMethod> = z.output<(typeof serverNotifications)[M]['params']>;
 /** A server→client request method we send. */
 export type ServerRequestMethod = keyof typeof serverRequests;
 /** Params of a server request. */

@@ -1,8 +1,9 @@
 /**
- * Params of the server→client notifications we send. Routing (broadcast to every initialized
- * connection vs. only the thread's subscribers) is the app's concern and is noted per schema.
- * The payloads of `command/exec/outputDelta` and `fs/changed` live next to their methods in
- * `command.ts` and `fs.ts`. The method table in `methods.ts` maps wire names to these schemas.
+ * Params of the server→client notifications we send. The method table in `methods.ts` maps wire
+ * names to these schemas, and says in its `audience` column who receives each one (every
+ * initialized connection, the thread's subscribers, or one connection). The payloads of
+ * `command/exec/outputDelta` and `fs/changed` live next to their methods in `command.ts` and
+ * `fs.ts`.
  */
 import { z } from 'zod';
 import { AuthModeSchema, PlanTypeSchema, RateLimitSnapshotSchema } from './account.js';
@@ -10,21 +11,21 @@ import { ThreadItemSchema } from './items.js';
 import { Int64Schema, PayloadRequestIdSchema, UIntSchema } from './primitives.js';
 import { ThreadSchema, ThreadStatusSchema, ThreadTokenUsageSchema, TurnErrorSchema, TurnSchema } from './shared.js';
 
-/** Payload naming only a thread (`thread/archived`, `thread/unarchived`, `thread/closed`; broadcast). */
+/** Payload naming only a thread (`thread/archived`, `thread/unarchived`, `thread/closed`). */
 export const ThreadIdNotificationSchema = z.object({
   /** The thread. */
   threadId: z.string(),
 });
 export type ThreadIdNotification = z.infer<typeof ThreadIdNotificationSchema>;
 
-/** `thread/started` (broadcast), after the thread/start or thread/fork response. */
+/** `thread/started`, after the thread/start or thread/fork response. */
 export const ThreadStartedNotificationSchema = z.object({
   /** The new thread. */
   thread: ThreadSchema,
 });
 export type ThreadStartedNotification = z.infer<typeof ThreadStartedNotificationSchema>;
 
-/** `thread/status/changed` (broadcast). */
+/** `thread/status/changed`. */
 export const ThreadStatusChangedNotificationSchema = z.object({
   /** The thread. */
   threadId: z.string(),
@@ -33,7 +34,7 @@ export const ThreadStatusChangedNotificationSchema = z.object({
 });
 export type ThreadStatusChangedNotification = z.infer<typeof ThreadStatusChangedNotificationSchema>;
 
-/** `thread/name/updated` (broadcast). */
+/** `thread/name/updated`. */
 export const ThreadNameUpdatedNotificationSchema = z.object({
   /** The thread. */
   threadId: z.string(),
@@ -42,7 +43,7 @@ export const ThreadNameUpdatedNotificationSchema = z.object({
 });
 export type ThreadNameUpdatedNotification = z.infer<typeof ThreadNameUpdatedNotificationSchema>;
 
-/** `thread/tokenUsage/updated` (subscribers): cumulative `total` and the `last` request. */
+/** `thread/tokenUsage/updated`: cumulative `total` and the `last` request. */
 export const ThreadTokenUsageUpdatedNotificationSchema = z.object({
   /** The thread. */
   threadId: z.string(),
@@ -54,7 +55,7 @@ export const ThreadTokenUsageUpdatedNotificationSchema = z.object({
 export type ThreadTokenUsageUpdatedNotification = z.infer<typeof ThreadTokenUsageUpdatedNotificationSchema>;
 
 /**
- * `turn/started` and `turn/completed` (subscribers). `turn.items` is `[]`; `turn/completed`
+ * `turn/started` and `turn/completed`. `turn.items` is `[]`; `turn/completed`
  * carries the final status, times and, on failure, the error.
  */
 export const TurnNotificationSchema = z.object({
@@ -65,7 +66,7 @@ export const TurnNotificationSchema = z.object({
 });
 export type TurnNotification = z.infer<typeof TurnNotificationSchema>;
 
-/** `turn/diff/updated` (subscribers): the aggregated unified diff of the whole turn so far. */
+/** `turn/diff/updated`: the aggregated unified diff of the whole turn so far. */
 export const TurnDiffUpdatedNotificationSchema = z.object({
   /** The thread. */
   threadId: z.string(),
@@ -85,7 +86,7 @@ export const TurnPlanStepSchema = z.object({
 });
 export type TurnPlanStep = z.infer<typeof TurnPlanStepSchema>;
 
-/** `turn/plan/updated` (subscribers), from the plan tool; no item is created. */
+/** `turn/plan/updated`, from the plan tool; no item is created. */
 export const TurnPlanUpdatedNotificationSchema = z.object({
   /** The thread. */
   threadId: z.string(),
@@ -98,7 +99,7 @@ export const TurnPlanUpdatedNotificationSchema = z.object({
 });
 export type TurnPlanUpdatedNotification = z.infer<typeof TurnPlanUpdatedNotificationSchema>;
 
-/** `item/started` (subscribers). */
+/** `item/started`. */
 export const ItemStartedNotificationSchema = z.object({
   /** The item in its initial state. */
   item: ThreadItemSchema,
@@ -111,7 +112,7 @@ export const ItemStartedNotificationSchema = z.object({
 });
 export type ItemStartedNotification = z.infer<typeof ItemStartedNotificationSchema>;
 
-/** `item/completed` (subscribers). */
+/** `item/completed`. */
 export const ItemCompletedNotificationSchema = z.object({
   /** The item in its final state. */
   item: ThreadItemSchema,
@@ -126,7 +127,7 @@ export type ItemCompletedNotification = z.infer<typeof ItemCompletedNotification
 
 /**
  * A text delta of an item (`item/agentMessage/delta`, `item/plan/delta`,
- * `item/commandExecution/outputDelta`, `item/fileChange/outputDelta`; subscribers). The deltas of
+ * `item/commandExecution/outputDelta`, `item/fileChange/outputDelta`). The deltas of
  * an agent message concatenate to its final `text`.
  */
 export const ItemDeltaNotificationSchema = z.object({
@@ -141,14 +142,14 @@ export const ItemDeltaNotificationSchema = z.object({
 });
 export type ItemDeltaNotification = z.infer<typeof ItemDeltaNotificationSchema>;
 
-/** `item/reasoning/summaryTextDelta` (subscribers). */
+/** `item/reasoning/summaryTextDelta`. */
 export const ReasoningSummaryTextDeltaNotificationSchema = ItemDeltaNotificationSchema.extend({
   /** Which summary part the text belongs to. */
   summaryIndex: Int64Schema,
 });
 export type ReasoningSummaryTextDeltaNotification = z.infer<typeof ReasoningSummaryTextDeltaNotificationSchema>;
 
-/** `item/reasoning/summaryPartAdded` (subscribers): a new summary part begins. */
+/** `item/reasoning/summaryPartAdded`: a new summary part begins. */
 export const ReasoningSummaryPartAddedNotificationSchema = z.object({
   /** The thread. */
   threadId: z.string(),
@@ -161,7 +162,7 @@ export const ReasoningSummaryPartAddedNotificationSchema = z.object({
 });
 export type ReasoningSummaryPartAddedNotification = z.infer<typeof ReasoningSummaryPartAddedNotificationSchema>;
 
-/** `item/reasoning/textDelta` (subscribers): raw reasoning text. */
+/** `item/reasoning/textDelta`: raw reasoning text. */
 export const ReasoningTextDeltaNotificationSchema = ItemDeltaNotificationSchema.extend({
   /** Which content part the text belongs to. */
   contentIndex: Int64Schema,
@@ -169,7 +170,7 @@ export const ReasoningTextDeltaNotificationSchema = ItemDeltaNotificationSchema.
 export type ReasoningTextDeltaNotification = z.infer<typeof ReasoningTextDeltaNotificationSchema>;
 
 /**
- * `serverRequest/resolved` (subscribers): a server→client request was answered (by any
+ * `serverRequest/resolved`: a server→client request was answered (by any
  * connection) or cleared; later answers are ignored.
  */
 export const ServerRequestResolvedNotificationSchema = z.object({
@@ -181,7 +182,7 @@ export const ServerRequestResolvedNotificationSchema = z.object({
 export type ServerRequestResolvedNotification = z.infer<typeof ServerRequestResolvedNotificationSchema>;
 
 /**
- * `error` (subscribers): a turn error. With `willRetry: false` the turn then completes `failed`;
+ * `error`: a turn error. With `willRetry: false` the turn then completes `failed`;
  * with `true` the error is transient and the turn continues.
  */
 export const ErrorNotificationSchema = z.object({
@@ -230,7 +231,7 @@ export const DeprecationNoticeNotificationSchema = z.object({
 });
 export type DeprecationNoticeNotification = z.infer<typeof DeprecationNoticeNotificationSchema>;
 
-/** `thread/compacted` (subscribers): the history was summarised. */
+/** `thread/compacted`: the history was summarised. */
 export const ContextCompactedNotificationSchema = z.object({
   /** The thread. */
   threadId: z.string(),
@@ -239,7 +240,7 @@ export const ContextCompactedNotificationSchema = z.object({
 });
 export type ContextCompactedNotification = z.infer<typeof ContextCompactedNotificationSchema>;
 
-/** `model/rerouted` (subscribers): the request went to another model. */
+/** `model/rerouted`: the request went to another model. */
 export const ModelReroutedNotificationSchema = z.object({
   /** The thread. */
   threadId: z.string(),
@@ -254,7 +255,7 @@ export const ModelReroutedNotificationSchema = z.object({
 });
 export type ModelReroutedNotification = z.infer<typeof ModelReroutedNotificationSchema>;
 
-/** `account/updated` (broadcast), after a login or logout. */
+/** `account/updated`, after a login or logout. */
 export const AccountUpdatedNotificationSchema = z.object({
   /** New auth mode, null when signed out. */
   authMode: AuthModeSchema.nullable(),
@@ -263,7 +264,7 @@ export const AccountUpdatedNotificationSchema = z.object({
 });
 export type AccountUpdatedNotification = z.infer<typeof AccountUpdatedNotificationSchema>;
 
-/** `account/login/completed` (broadcast). */
+/** `account/login/completed`. */
 export const AccountLoginCompletedNotificationSchema = z.object({
   /** The login, null for API-key logins. */
   loginId: z.string().nullable(),

@@ -50,7 +50,7 @@ describe('captured server→client traffic', () => {
       (m) => m.direction === 's2c' && m.kind === 'notification' && isServerNotificationMethod(m.method ?? ''),
     );
     expect(notifications.length).toBeGreaterThan(900);
-    expect(rejections(notifications, (m) => serverNotifications[m.method as keyof typeof serverNotifications])).toEqual(
+    expect(rejections(notifications, (m) => serverNotifications[m.method as keyof typeof serverNotifications].params)).toEqual(
       [],
     );
   });

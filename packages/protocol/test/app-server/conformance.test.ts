@@ -60,7 +60,7 @@ describe('client request fixtures', () => {
 });
 
 describe('server notification fixtures', () => {
-  for (const [method, schema] of Object.entries(serverNotifications)) {
+  for (const [method, { params: schema }] of Object.entries(serverNotifications)) {
     it(`${method}: params match our schema and the reference`, () => {
       const fixture = readFixture('server-notifications', method);
       expect(fixture.params.length).toBeGreaterThan(0);

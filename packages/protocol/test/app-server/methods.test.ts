@@ -1,10 +1,13 @@
 /**
  * Behaviour of the method tables and the schemas they point at: strict spellings, ignored
- * unknown fields, the `params` requirement, absolute paths, and the experimental gate.
+ * unknown fields, the `params` requirement, absolute paths, the experimental gate, and the
+ * notification audiences as the docs state them.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   clientRequests,
+  serverNotifications,
   experimentalReasonOf,
   GRANULAR_APPROVAL_DESCRIPTOR,
   isClientRequestMethod,
@@ -137,5 +140,25 @@ describe('method lookups', () => {
     expect(isAcceptedClientRequestMethod('no/such/method')).toBe(false);
     expect(isClientRequestMethod('toString')).toBe(false);
     expect(isServerNotificationMethod('turn/completed')).toBe(true);
+  });
+});
+
+describe('notification audiences', () => {
+  it('agree with the "sent to" column of the Notifications table in docs/app-server.md', () => {
+    const docs = readFileSync(new URL('../../../../docs/app-server.md', import.meta.url), 'utf8');
+    const section = docs.slice(docs.indexOf('## Notifications'), docs.indexOf('## Approvals'));
+    const audienceOf = (sentTo: string): string | null =>
+      sentTo === 'every initialized connection' ? 'all' : sentTo.startsWith('subscribers') ? 'subscribers' : sentTo === 'the connection' ? 'connection' : null;
+    const checked: string[] = [];
+    for (const line of section.split('\n')) {
+      const cells = line.split('|').map((cell) => cell.trim());
+      const audience = audienceOf(cells[2] ?? '');
+      if (audience === null) continue;
+      for (const [, method] of (cells[1] ?? '').matchAll(/`([^`]+)`/g)) {
+        expect([method, serverNotifications[method as keyof typeof serverNotifications]?.audience]).toEqual([method, audience]);
+        checked.push(method as string);
+      }
+    }
+    expect(checked.length).toBeGreaterThan(15);
   });
 });
