@@ -1,12 +1,12 @@
 /**
- * The engine's `ApprovalPort`, answered by clients (spec §9): each request goes as
- * `item/commandExecution/requestApproval` or `item/fileChange/requestApproval` to every
+ * The engine's `ApprovalPort`, answered by clients (docs/app-server.md "Approvals"): each request
+ * goes as `item/commandExecution/requestApproval` or `item/fileChange/requestApproval` to every
  * subscriber of the thread, under that connection's own id. The first answer wins; the others'
  * requests are withdrawn (a late answer is dropped) and the router sends `serverRequest/resolved`
  * to everyone who got it. A subscriber that disconnects or unsubscribes gives its copy back: the
- * request goes on with the remaining holders, then with a subscriber that does not have it yet,
- * and resolves as `cancel` when nobody is left, so a turn never hangs on a vanished client.
- * A new subscriber (thread/resume) is offered pending requests after its response.
+ * request goes on with the remaining holders, then with a subscriber that does not have it yet, and
+ * resolves as `cancel` when nobody is left, so a turn never hangs on a vanished client. A new
+ * subscriber (thread/resume) is offered pending requests after its response.
  */
 import type { ApprovalRequest, ReviewDecision } from '@deputy/protocol';
 import { AppServer } from '@deputy/protocol';

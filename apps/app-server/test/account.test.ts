@@ -1,8 +1,8 @@
 /**
- * Contract tests of API-key login, login cancel and logout (spec §11): auth.json on disk, what
- * `account/read` says afterwards, the key the next model request carries, the broadcasts, and
- * the refusal of ChatGPT logins. The key a request carried is read from the scripted model
- * server's recorded `Authorization` header.
+ * Contract tests of API-key login, login cancel and logout (docs/app-server.md "Methods served"):
+ * auth.json on disk, what `account/read` says afterwards, the key the next model request carries,
+ * the broadcasts, and the refusal of ChatGPT logins. The key a request carried is read from the
+ * scripted model server's recorded `Authorization` header.
  */
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';

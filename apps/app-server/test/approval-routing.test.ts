@@ -1,7 +1,7 @@
 /**
- * Contract tests of approval routing between several connections (spec §5, §9): fan-out, first
- * answer wins, `serverRequest/resolved` to everyone, late subscribers, and what happens when
- * the clients holding a request go away.
+ * Contract tests of approval routing between several connections (docs/app-server.md "Approvals"):
+ * fan-out, first answer wins, `serverRequest/resolved` to everyone, late subscribers, and what
+ * happens when the clients holding a request go away.
  */
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,7 @@
-/** Contract tests of command and patch approvals (spec §9) with one client answering. */
+/**
+ * Contract tests of command and patch approvals (docs/app-server.md "Approvals") with one client
+ * answering.
+ */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

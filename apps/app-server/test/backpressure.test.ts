@@ -7,6 +7,7 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { listenWebSocket, type WebSocketListener } from '@deputy/rpc';
+import { waitFor } from '@deputy/test-support';
 import { startHarness, type Harness } from './support/harness.js';
 import { startThread } from './support/turns.js';
 
@@ -37,19 +38,12 @@ it('answers requests past the soft limit with -32001 and serves the client again
   // The requests are all in flight once the owner's own call, queued behind nothing, comes back.
   await owner.call('thread/loaded/list', {});
   ws.resume();
-  const deadline = Date.now() + 20_000;
-  while (responses.filter((r) => 'id' in r).length < total + 1) {
-    if (Date.now() > deadline) throw new Error(`only ${responses.length} responses arrived; connections ${h.server.connectionCount}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await waitFor(() => responses.filter((r) => 'id' in r).length >= total + 1, 20_000, () => `every response (only ${responses.length} arrived; connections ${h.server.connectionCount})`);
   const overloaded = responses.filter((r) => r.error?.code === -32001);
   expect(overloaded.length).toBeGreaterThan(0);
   expect(overloaded[0]?.error?.message).toBe('Server overloaded; retry later.');
   expect(new Set(responses.filter((r) => 'id' in r).map((r) => r.id)).size).toBe(total + 1);
   ws.send(JSON.stringify({ method: 'thread/loaded/list', id: 'again', params: {} }));
-  while (!responses.some((r) => (r.id as unknown) === 'again')) {
-    if (Date.now() > deadline) throw new Error('no answer after reading again');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await waitFor(() => responses.some((r) => (r.id as unknown) === 'again'), 20_000, 'an answer after reading again');
   ws.close();
 }, 40_000);

@@ -1,4 +1,7 @@
-/** Contract tests of what clients call at start-up: account, models, skills, hooks, config (spec §11–§13). */
+/**
+ * Contract tests of what clients call at start-up: account, models, skills, hooks, config
+ * (docs/app-server.md "Methods served").
+ */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

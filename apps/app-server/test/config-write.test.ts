@@ -1,8 +1,9 @@
 /**
- * Contract tests of `config/value/write` and `config/batchWrite` (spec §12): format-preserving
- * edits of the home's config.toml (byte-compared), all-or-nothing batches, every refusal with its
- * `data.config_write_error_code`, versions shared with `config/read`, `okOverridden` under a `-c`
- * override, and `config/read` showing written values at once.
+ * Contract tests of `config/value/write` and `config/batchWrite` (docs/app-server.md
+ * "Methods served"): format-preserving edits of the home's config.toml (byte-compared),
+ * all-or-nothing batches, every refusal with its `data.config_write_error_code`, versions shared
+ * with `config/read`, `okOverridden` under a `-c` override, and `config/read` showing written
+ * values at once.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';

@@ -1,12 +1,13 @@
 /**
- * Contract tests of the fs/* methods (spec §14) over in-memory transports with the wire sniffer:
- * every method on real files under the harness's temp cwd, the error rows of the spec, and
- * fs/watch → fs/changed delivery, fs/unwatch and the end of a connection's watches when it closes.
+ * Contract tests of the fs/* methods (docs/app-server.md "Methods served") over in-memory
+ * transports with the wire sniffer: every method on real files under the harness's temp cwd, the
+ * reference's error texts, and fs/watch → fs/changed delivery, fs/unwatch and the end of a
+ * connection's watches when it closes.
  */
 import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FS_CHANGED_DEBOUNCE_MS } from '../src/handlers/fs.js';
+import { waitFor } from '@deputy/test-support';
 import { startHarness, type Harness } from './support/harness.js';
 import type { WireClient } from './support/wire-client.js';
 
@@ -36,13 +37,16 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Polls `check` until it holds; fails after `timeoutMs`. */
-async function pollUntil(check: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
+/**
+ * Waits until a debounce window opened now has been flushed, on a watch of its own: every window
+ * opened before it (by a change made before this call) ended first, since they share one length.
+ */
+async function nextDebounceWindowEnded(): Promise<void> {
+  const probe = await h.connect();
+  await probe.call('fs/watch', { watchId: 'probe', path: root });
+  const marker = join(root, `probe-${Date.now()}.txt`);
+  writeFileSync(marker, '');
+  await probe.waitForNotification('fs/changed', (p) => (p.changedPaths as string[]).includes(marker));
 }
 
 /** The file watchers alive in this process (the server runs in it). */
@@ -225,7 +229,8 @@ describe('fs/watch', () => {
     expect(changed.params.watchId).toBe('w1');
     expect(changed.params.changedPaths).toEqual(expect.arrayContaining([join(root, 'one.txt'), join(root, 'two.txt')]));
     expect(new Set(changed.params.changedPaths as string[]).size).toBe((changed.params.changedPaths as string[]).length);
-    await sleep(FS_CHANGED_DEBOUNCE_MS * 2);
+    // A copy for b would have been sent with a's, so it would arrive before b's next response.
+    await b.call('fs/getMetadata', { path: root });
     expect(b.notifications('fs/changed')).toEqual([]);
   });
 
@@ -278,7 +283,8 @@ describe('fs/unwatch', () => {
     await sleep(20);
     expect(await c.call('fs/unwatch', { watchId: 'w1' })).toEqual({});
     writeFileSync(join(root, 'second.txt'), '2');
-    await sleep(FS_CHANGED_DEBOUNCE_MS * 3);
+    await nextDebounceWindowEnded();
+    await c.call('fs/getMetadata', { path: root });
     expect(c.notifications('fs/changed')).toHaveLength(1);
     expect(await c.call('fs/unwatch', { watchId: 'w1' })).toEqual({});
     expect(await c.call('fs/unwatch', { watchId: 'never-existed' })).toEqual({});
@@ -304,10 +310,10 @@ describe('connection close', () => {
     await b.call('fs/watch', { watchId: 'w1', path: root });
     expect(watcherCount()).toBe(baseline + 3);
     await a.close();
-    await pollUntil(() => watcherCount() === baseline + 1, 'the closed connection’s watchers to close');
+    await waitFor(() => watcherCount() === baseline + 1, 5_000, 'the closed connection’s watchers to close');
     writeFileSync(join(root, 'after-close.txt'), 'x');
     expect((await b.waitForNotification('fs/changed')).params.changedPaths).toEqual([join(root, 'after-close.txt')]);
     await b.close();
-    await pollUntil(() => watcherCount() === baseline, 'every watcher to close');
+    await waitFor(() => watcherCount() === baseline, 5_000, 'every watcher to close');
   });
 });

@@ -312,7 +312,11 @@ describe('fuzzyFileSearch sessions', () => {
     await c.call('fuzzyFileSearch/sessionUpdate', { sessionId: 's3', query: 'file' });
     expect(await c.call('fuzzyFileSearch/sessionStop', { sessionId: 's3' })).toEqual({});
     const afterStop = c.received.length;
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The same walk started later on another connection: once it is over, s3's would have been.
+    const probe = await h.connect({ capabilities: EXPERIMENTAL });
+    await probe.call('fuzzyFileSearch/sessionStart', { sessionId: 'probe', roots: [tree] });
+    await probe.call('fuzzyFileSearch/sessionUpdate', { sessionId: 'probe', query: 'file' });
+    await finalFor(probe, 'probe', 'file');
     expect(c.received.slice(afterStop)).toEqual([]);
     expect(await failure(c, 'fuzzyFileSearch/sessionUpdate', { sessionId: 's3', query: 'x' })).toEqual({
       code: -32600,

@@ -1,4 +1,7 @@
-/** Contract tests of the handshake, the experimental gate and the error texts (spec §2–§4). */
+/**
+ * Contract tests of the handshake, the experimental gate and the error texts (docs/app-server.md
+ * "Envelope and errors" and "Handshake").
+ */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './support/harness.js';
 

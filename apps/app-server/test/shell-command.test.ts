@@ -10,6 +10,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkSandboxAvailable } from '@deputy/engine';
+import { waitFor } from '@deputy/test-support';
 import { harnessPerTest, type Harness } from './support/harness.js';
 import { runTurn, startThread, startTurn, turnCompleted } from './support/turns.js';
 import type { Received, WireClient } from './support/wire-client.js';
@@ -136,7 +137,7 @@ describe('thread/shellCommand with no turn running', () => {
     expect(completed.params.turn).toMatchObject({ status: 'interrupted' });
     const item = (await userShellCompleted(client, 'sleep 30')).params.item as WireCommand;
     expect(item).toMatchObject({ status: 'failed', exitCode: -1, aggregatedOutput: 'command aborted by user' });
-    await pollUntil(() => !groupAlive(pgid), 'the process group to die');
+    await waitFor(() => !groupAlive(pgid), 5000, 'the process group to die');
   });
 });
 
@@ -182,15 +183,6 @@ describe('thread/shellCommand errors', () => {
     expect((await userShellCompleted(client, 'still-serving')).params.item).toMatchObject({ exitCode: 0, aggregatedOutput: 'still-serving\n' });
   });
 });
-
-/** Polls `check` every 20 ms until it holds; fails after `timeoutMs`. */
-async function pollUntil(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** True while any process of group `pgid` exists. */
 function groupAlive(pgid: number): boolean {

@@ -1,4 +1,7 @@
-/** Contract tests of the thread methods (spec §7) over in-memory transports with the wire sniffer. */
+/**
+ * Contract tests of the thread methods (docs/app-server.md "Methods served") over in-memory
+ * transports with the wire sniffer.
+ */
 import { existsSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './support/harness.js';

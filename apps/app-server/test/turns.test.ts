@@ -1,4 +1,7 @@
-/** Contract tests of turn/start, turn/steer, turn/interrupt and the notification sequences (spec §8, §10). */
+/**
+ * Contract tests of turn/start, turn/steer, turn/interrupt and the notification sequences
+ * (docs/app-server.md "Methods served" and "Notifications").
+ */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

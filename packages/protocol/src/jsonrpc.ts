@@ -197,7 +197,8 @@ export function decodeMessage(text: string, options: CodecOptions = {}): DecodeR
   if (hasId && validId === undefined) {
     return fail(INVALID_REQUEST, `Invalid request: id must be a string or an integer, got ${describeId(rawId)}`);
   }
-  // `params: null` counts as missing (spec §2): the method table then decides whether that is allowed.
+  // `params: null` counts as missing (docs/app-server.md "Envelope and errors"): the method table
+  // then decides whether that is allowed.
   const params = value.params === null ? undefined : value.params;
 
   if ('method' in value) {

@@ -2,8 +2,9 @@
  * The one error that is serialized (`RpcError`) and the one mapping into it (`toRpcError`). Engine
  * errors, zod errors and plain exceptions never cross the wire as they are: handlers throw what
  * they like, and the connection answers with `toRpcError(e)`. The wording follows the reference
- * (spec §3) because clients match on it; the factories on `RpcError` spell the common texts once.
- * This module does not log and does not know any method table.
+ * (docs/app-server.md "Envelope and errors") because clients match on it; the factories on
+ * `RpcError` spell the common texts once. This module does not log and does not know any method
+ * table.
  */
 import { ZodError } from 'zod';
 import {
@@ -19,8 +20,9 @@ import { formatZodIssue, summarizeIssues } from './zod-messages.js';
 
 /**
  * Which error codes and prefixes to use. `codex` (default) copies the reference: -32600 and
- * `Invalid request: …` for unknown methods and bad params alike (spec §3, §17 #1). `jsonrpc` uses
- * the JSON-RPC 2.0 codes -32601 `Method not found` and -32602 `Invalid params: …`.
+ * `Invalid request: …` for unknown methods and bad params alike, and never -32601 or -32602
+ * (docs/app-server.md "Envelope and errors"). `jsonrpc` uses the JSON-RPC 2.0 codes -32601
+ * `Method not found` and -32602 `Invalid params: …`.
  */
 export type ErrorDialect = 'codex' | 'jsonrpc';
 

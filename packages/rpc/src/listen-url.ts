@@ -1,10 +1,10 @@
 /**
  * Parses `--listen` values: `stdio://`, `ws://IP:PORT`, `unix://`, `unix://PATH` and `off`
- * (spec §1; reference: codex-rs/app-server/src/transport/mod.rs `from_listen_url`). A WebSocket
- * address must be a literal IP, as the reference requires; a relative Unix path is resolved
- * against the working directory; bare `unix://` means the default socket under the home. This
- * module only parses: refusing a non-loopback WebSocket bind without auth is the caller's job,
- * with `isLoopbackHost`.
+ * (docs/app-server.md "Running it"; reference: codex-rs/app-server/src/transport/mod.rs
+ * `from_listen_url`). A WebSocket address must be a literal IP, as the reference requires; a
+ * relative Unix path is resolved against the working directory; bare `unix://` means the default
+ * socket under the home. This module only parses: refusing a non-loopback WebSocket bind without
+ * auth is the caller's job, with `isLoopbackHost`.
  */
 import { isIP } from 'node:net';
 import path from 'node:path';

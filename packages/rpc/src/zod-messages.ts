@@ -1,9 +1,10 @@
 /**
  * Turns zod issues into the one-line texts the reference's deserializer (serde) produces, such as
  * ``missing field `threadId` `` or ``unknown variant `x`, expected one of `a`, `b` ``, because
- * clients of the Codex app-server match on them (spec §3). Pure functions; the wording of cases
- * serde has no equivalent for is ours. Issues carry `input` only when parsed with
- * `{ reportInput: true }`, which the dispatcher does; without it the texts are less specific.
+ * clients of the Codex app-server match on them (docs/app-server.md "Envelope and errors"). Pure
+ * functions; the wording of cases serde has no equivalent for is ours. Issues carry `input` only
+ * when parsed with `{ reportInput: true }`, which the dispatcher does; without it the texts are
+ * less specific.
  */
 import type { z } from 'zod';
 

@@ -1,4 +1,6 @@
-/** `toRpcError` and the serde-like wording of zod issues (spec §3). */
+/**
+ * `toRpcError` and the serde-like wording of zod issues (docs/app-server.md "Envelope and errors").
+ */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, SERVER_OVERLOADED } from '@deputy/protocol';

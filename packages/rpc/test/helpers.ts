@@ -1,17 +1,11 @@
-/** Shared test helpers: bounded condition waits and small WebSocket client utilities. */
+/** Shared test helpers: bounded waits (`waitFor` comes from test-support) and small WebSocket clients. */
 import { request, type RequestOptions } from 'node:http';
 import WebSocket from 'ws';
 import { Connection, type ConnectionOptions, type IncomingHandler } from '../src/connection.js';
 import type { Listener } from '../src/transport/transport.js';
 
-/** Polls `check` until it returns true; throws after `timeoutMs`. */
-export async function waitFor(check: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+/** The shared bounded poll, re-exported for the many tests that import it from here. */
+export { waitFor } from '@deputy/test-support';
 
 /** Rejects if `promise` has not settled within `timeoutMs`. */
 export function within<T>(promise: Promise<T>, timeoutMs = 5000, what = 'promise'): Promise<T> {

@@ -1,4 +1,7 @@
-/** The envelope codec of `@deputy/protocol` (spec §2): what is a message, what is dropped, and the exact output. */
+/**
+ * The envelope codec of `@deputy/protocol` (docs/app-server.md "Envelope and errors"): what is a
+ * message, what is dropped, and the exact output.
+ */
 import { describe, expect, it } from 'vitest';
 import { INVALID_REQUEST, PARSE_ERROR, decodeMessage, encodeMessage, isJsonRpcErrorResponse } from '@deputy/protocol';
 

@@ -1,9 +1,9 @@
 /**
  * Synthetic thread stores for the list/resume benches. Ours is written with the engine's own
  * `RolloutWriter` and `rolloutLine` (built dist), so the files are exactly what Deputy writes; the
- * reference's is written in Codex's rollout format (spec §15: `session_meta`, `event_msg`,
- * `response_item` lines under `sessions/YYYY/MM/DD/`). Both are deterministic: thread n of a
- * store has the same id, time, cwd and text in either format.
+ * reference's is written in Codex's rollout format (`session_meta`, `event_msg` and `response_item`
+ * JSONL lines under `sessions/YYYY/MM/DD/`). Both are deterministic: thread n of a store has the
+ * same id, time, cwd and text in either format.
  */
 import { closeSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';

@@ -1,12 +1,12 @@
 /**
- * Handlers of the `account/*` methods (spec §11). The account comes from the configured provider
- * and its key: a provider that uses OpenAI auth reports `apiKey` when a key is set (environment
- * or auth.json) and no account otherwise; any other provider needs no OpenAI account
- * (`account: null, requiresOpenaiAuth: false`). An API-key login stores the key through the
+ * Handlers of the `account/*` methods (docs/app-server.md "Methods served"). The account comes from
+ * the configured provider and its key: a provider that uses OpenAI auth reports `apiKey` when a key
+ * is set (environment or auth.json) and no account otherwise; any other provider needs no OpenAI
+ * account (`account: null, requiresOpenaiAuth: false`). An API-key login stores the key through the
  * engine (auth.json, used from the next model request on) and a logout forgets it; both are then
  * announced to every initialized connection, as the reference broadcasts them. Deputy does not do
- * ChatGPT auth: those logins are refused, no login is ever pending, and rate limits (ChatGPT
- * only) fail with the reference's messages.
+ * ChatGPT auth: those logins are refused, no login is ever pending, and rate limits (ChatGPT only)
+ * fail with the reference's messages.
  */
 import { RpcError } from '@deputy/rpc/core';
 import type { AppServer } from '@deputy/protocol';

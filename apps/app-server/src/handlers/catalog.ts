@@ -1,8 +1,8 @@
 /**
- * Handlers of the start-up lists (spec §13): `skills/list` and `hooks/list` (real discovery from
- * the home and the workspace; empty when there is nothing), `app/list` (ChatGPT apps need
- * ChatGPT auth: always empty), `collaborationMode/list` (the two presets, experimental) and
- * `experimentalFeature/list` (Deputy has no feature flags: empty).
+ * Handlers of the start-up lists (docs/app-server.md "Methods served"): `skills/list` and
+ * `hooks/list` (real discovery from the home and the workspace; empty when there is nothing),
+ * `app/list` (ChatGPT apps need ChatGPT auth: always empty), `collaborationMode/list` (the two
+ * presets, experimental) and `experimentalFeature/list` (Deputy has no feature flags: empty).
  */
 import path from 'node:path';
 import type { AppContext } from '../app-context.js';

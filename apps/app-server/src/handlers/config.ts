@@ -1,13 +1,13 @@
 /**
- * Handlers of the config area (spec §12): `config/read` (the configuration with origins and
- * layers; project layers are not read, so `cwd` changes nothing), `config/value/write` and
- * `config/batchWrite` (edits of the user `config.toml`, formatting kept, all or nothing; errors
- * carry `data.config_write_error_code`), and `configRequirements/read` (no administrator
- * requirements are supported: `null`). This area keeps the running config in step with the user
- * file: a successful write, and a `config/read` that finds the file changed, become the engine's
- * current config (`EngineRuntime.applyConfig`), so new threads, `model/list`, `account/read`,
- * `hooks/list` and `config/read` follow at once, without a restart; loaded threads keep their
- * settings and the provider they run on.
+ * Handlers of the config area (docs/app-server.md "Methods served"): `config/read` (the
+ * configuration with origins and layers; project layers are not read, so `cwd` changes nothing),
+ * `config/value/write` and `config/batchWrite` (edits of the user `config.toml`, formatting kept,
+ * all or nothing; errors carry `data.config_write_error_code`), and `configRequirements/read` (no
+ * administrator requirements are supported: `null`). This area keeps the running config in step
+ * with the user file: a successful write, and a `config/read` that finds the file changed, become
+ * the engine's current config (`EngineRuntime.applyConfig`), so new threads, `model/list`,
+ * `account/read`, `hooks/list` and `config/read` follow at once, without a restart; loaded threads
+ * keep their settings and the provider they run on.
  */
 import { ConfigError, ConfigWriteError, reloadUserConfig, writeUserConfig, type ConfigEdit, type ConfigWriteRefusal, type ResolvedConfig, type UserConfigWrite } from '@deputy/engine';
 import type { AppServer } from '@deputy/protocol';

@@ -1,11 +1,11 @@
 /**
  * Handlers of `fs/readFile`, `fs/writeFile`, `fs/createDirectory`, `fs/getMetadata`,
- * `fs/readDirectory`, `fs/remove`, `fs/copy`, `fs/watch` and `fs/unwatch` (spec §14): direct
- * filesystem access for the client, on absolute paths only (the schema refuses a relative one).
- * OS failures are -32603 with the OS text as the reference words it (`No such file or directory
- * (os error 2)`); misuse is -32600. Watches belong to the connection that asked: `fs/changed`
- * goes to it alone, and its watches end on `fs/unwatch` or when it closes. No sandbox applies:
- * like the reference, these methods act with the server's own permissions.
+ * `fs/readDirectory`, `fs/remove`, `fs/copy`, `fs/watch` and `fs/unwatch` (docs/app-server.md
+ * "Methods served"): direct filesystem access for the client, on absolute paths only (the schema
+ * refuses a relative one). OS failures are -32603 with the OS text as the reference words it
+ * (`No such file or directory (os error 2)`); misuse is -32600. Watches belong to the connection
+ * that asked: `fs/changed` goes to it alone, and its watches end on `fs/unwatch` or when it closes.
+ * No sandbox applies: like the reference, these methods act with the server's own permissions.
  */
 import { watch as watchPath, existsSync, type FSWatcher } from 'node:fs';
 import { copyFile, lstat, mkdir, readdir, readFile, readlink, realpath, rm, rmdir, stat, symlink, unlink, writeFile } from 'node:fs/promises';

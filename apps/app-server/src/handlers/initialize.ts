@@ -1,8 +1,8 @@
 /**
- * The handshake (spec §4): `initialize` records the client and its opt-ins on the connection and
- * answers with the user agent, the home and the platform; the server's greeting
- * (`remoteControl/status/changed`, then one `configWarning` per configuration warning once the
- * configuration is known) follows the response. A second `initialize` is `Already initialized`;
+ * The handshake (docs/app-server.md "Handshake"): `initialize` records the client and its opt-ins
+ * on the connection and answers with the user agent, the home and the platform; the server's
+ * greeting (`remoteControl/status/changed`, then one `configWarning` per configuration warning once
+ * the configuration is known) follows the response. A second `initialize` is `Already initialized`;
  * the `initialized` notification is accepted and changes nothing (the reference serves requests
  * before it). Nothing here needs the engine, so the first response never waits for it.
  */

@@ -1,9 +1,9 @@
 /**
  * Handlers of the stored-thread methods: `thread/read`, `thread/list` (the SQLite index, with
  * cursor, sort and filters), `thread/archive`, `thread/unarchive`, `thread/name/set` and
- * `thread/rollback` (spec §7). Lifecycle broadcasts follow the reference's order: `notLoaded`
- * before the archive response, `thread/archived`, `thread/unarchived` and `thread/name/updated`
- * after theirs.
+ * `thread/rollback` (docs/app-server.md "Methods served"). Lifecycle broadcasts follow the
+ * reference's order: `notLoaded` before the archive response, `thread/archived`,
+ * `thread/unarchived` and `thread/name/updated` after theirs.
  */
 import { RpcError } from '@deputy/rpc/core';
 import { EngineError } from '@deputy/engine';

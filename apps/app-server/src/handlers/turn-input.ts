@@ -1,8 +1,9 @@
 /**
- * Wire turn input → engine input, and wire turn overrides → engine overrides. Text and images
- * pass through; a `skill` input becomes a text part carrying the skill's SKILL.md (what the model
- * needs to follow it) and a `mention` a text reference. Empty input is refused here, before the
- * engine sees it (the reference accepted `[]` and poisoned the next turn; spec §17 #7).
+ * Wire turn input → engine input, and wire turn overrides → engine overrides. Text and images pass
+ * through; a `skill` input becomes a text part carrying the skill's SKILL.md (what the model needs
+ * to follow it) and a `mention` a text reference. Empty input is refused here, before the engine
+ * sees it (the reference accepted `[]` and poisoned the next turn; docs/app-server.md
+ * "What differs from codex app-server").
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -1,9 +1,10 @@
 /**
- * Handlers of `turn/start`, `turn/steer`, `turn/interrupt` (spec §8) and `thread/compact/start`
- * (a turn that only compacts the history). A turn needs a loaded thread. `turn/start` or
- * `thread/compact/start` while a turn runs is refused (steer adds input to a running turn);
- * `turn/interrupt` answers at once, also when nothing runs (spec §17 #8). While a turn call is
- * answered the thread's delivery is held, so the response precedes the events it caused.
+ * Handlers of `turn/start`, `turn/steer`, `turn/interrupt` (docs/app-server.md "Methods served")
+ * and `thread/compact/start` (a turn that only compacts the history). A turn needs a loaded thread.
+ * `turn/start` or `thread/compact/start` while a turn runs is refused (steer adds input to a
+ * running turn); `turn/interrupt` answers at once, also when nothing runs (docs/app-server.md
+ * "What differs from codex app-server"). While a turn call is answered the thread's delivery is
+ * held, so the response precedes the events it caused.
  */
 import type { Thread } from '@deputy/engine';
 import { RpcError } from '@deputy/rpc/core';

@@ -6,7 +6,7 @@
 import type { Socket } from 'node:net';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { startScriptedModelServer, type ScriptedModelServer, type TempHome } from '@deputy/test-support';
+import { startScriptedModelServer, waitFor, type ScriptedModelServer, type TempHome } from '@deputy/test-support';
 import { referenceScript } from '../support/mock-model.js';
 import { runTurn, startThread, startTurn, type WireThread } from '../support/turns.js';
 import type { WireClient } from '../support/wire-client.js';
@@ -86,11 +86,7 @@ describe('slow consumers', () => {
     const started = Date.now();
     expect(await fast.call('thread/loaded/list', {})).toEqual({ data: [thread.id], nextCursor: null });
     expect(Date.now() - started).toBeLessThan(5_000);
-    const deadline = Date.now() + 30_000;
-    while (!server.stderr().includes('disconnecting a slow connection')) {
-      if (Date.now() > deadline) throw new Error(`the slow client was not disconnected; stderr:\n${server.stderr().slice(-2000)}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await waitFor(() => server.stderr().includes('disconnecting a slow connection'), 30_000, () => `the slow client to be disconnected; stderr:\n${server.stderr().slice(-2000)}`);
     // Once it reads again, the client sees the connection was closed.
     (slow as unknown as { _socket: Socket })._socket.resume();
     await closed;

@@ -1,10 +1,11 @@
 /**
- * End-to-end over stdio with the built server: framing (one JSON object per line, nothing else
- * on stdout, no `jsonrpc` member), exit 0 on stdin EOF, and every malformed-input row of spec
- * §2 dropped and every error row of §3 answered, with the server still serving afterwards.
+ * End-to-end over stdio with the built server: framing (one JSON object per line, nothing else on
+ * stdout, no `jsonrpc` member), exit 0 on stdin EOF, and every malformed input of
+ * docs/app-server.md "Envelope and errors" dropped and every -32600 row of its error table
+ * answered, with the server still serving afterwards.
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startScriptedModelServer, type ScriptedModelServer, type TempHome } from '@deputy/test-support';
+import { startScriptedModelServer, waitFor, type ScriptedModelServer, type TempHome } from '@deputy/test-support';
 import { referenceScript } from '../support/mock-model.js';
 import { BUILD_TIMEOUT_MS, ensureBuilt, makeE2eHome, spawnServer, type ServerProcess } from './support/server-process.js';
 
@@ -33,14 +34,9 @@ function lines(proc: ServerProcess): Array<Record<string, unknown>> {
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
-async function waitForLine(proc: ServerProcess, match: (m: Record<string, unknown>) => boolean, what: string): Promise<Record<string, unknown>> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const found = lines(proc).find(match);
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; stdout:\n${proc.stdout()}\nstderr:\n${proc.stderr()}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+/** Waits for the first stdout message `match` accepts; a timeout shows both streams. */
+function waitForLine(proc: ServerProcess, match: (m: Record<string, unknown>) => boolean, what: string): Promise<Record<string, unknown>> {
+  return waitFor(() => lines(proc).find(match), 10_000, () => `${what}; stdout:\n${proc.stdout()}\nstderr:\n${proc.stderr()}`);
 }
 
 function send(proc: ServerProcess, text: string): void {
@@ -99,7 +95,7 @@ describe('stdio', () => {
     expect(server.stderr()).toMatch(/dropped a response to an unknown request id/);
   });
 
-  it('answers every error row of spec §3 with -32600 and the reference text', async () => {
+  it('answers every client error with -32600 and the reference text', async () => {
     server = await spawnServer(temp, ['stdio://']);
     const expectError = async (id: string, message: string | RegExp): Promise<void> => {
       const response = await waitForLine(server as ServerProcess, (m) => m.id === id, id);

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { WebSocketTransport } from '@deputy/rpc';
-import { makeTempHome, type TempHome } from '@deputy/test-support';
+import { makeTempHome, waitFor, type TempHome } from '@deputy/test-support';
 import { WireClient } from '../support/wire-client.js';
 import { BUILD_TIMEOUT_MS, MAIN_JS, ensureBuilt, spawnServer, type ServerProcess } from '../e2e/support/server-process.js';
 
@@ -79,7 +79,7 @@ async function watchModes(paths: string[]): Promise<() => Promise<number[][]>> {
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  while (!out.includes('ready\n')) await new Promise((resolve) => setTimeout(resolve, 5));
+  await waitFor(() => out.includes('ready\n'), 5000, 'the poller');
   return async () => {
     await exited;
     return JSON.parse(out.split('\n')[1] as string) as number[][];

@@ -1,9 +1,10 @@
 /**
- * The deterministic model the app-server tests talk to, after the one the reference was measured
- * with (spec preamble): `run: CMD` calls the shell tool, `patch: NAME=TEXT` adds a file with
- * apply_patch, `plan: a;b` updates the plan, `slow: MS` answers with MS between stream events,
- * `reason: TEXT` reasons before answering, `fail: STATUS` answers with that HTTP error; anything
- * else is echoed as `ECHO: <text>`. After a tool call it answers `TOOL_RESULT: <output>`.
+ * The deterministic model the app-server tests talk to, after the mock of the Responses API the
+ * reference's captures (`packages/protocol/test/fixtures/app-server/captures/`) were recorded
+ * against: `run: CMD` calls the shell tool, `patch: NAME=TEXT` adds a file with apply_patch,
+ * `plan: a;b` updates the plan, `slow: MS` answers with MS between stream events, `reason: TEXT`
+ * reasons before answering, `fail: STATUS` answers with that HTTP error; anything else is echoed as
+ * `ECHO: <text>`. After a tool call it answers `TOOL_RESULT: <output>`.
  */
 import {
   conversationTail,

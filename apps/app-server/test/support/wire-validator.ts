@@ -55,7 +55,7 @@ export class WireValidator {
       this.problems.push(`notification ${method}: not in our table`);
       return;
     }
-    const ours = AppServer.serverNotifications[method].safeParse(params);
+    const ours = AppServer.serverNotifications[method].params.safeParse(params);
     if (!ours.success) this.problems.push(`notification ${method}: ours: ${issuesOf(ours)}`);
     const ref = validateAgainstReference('notification', method, params);
     if (!ref.valid) this.problems.push(`notification ${method}: reference ${ref.definition}: ${ref.errors.join('; ')}`);

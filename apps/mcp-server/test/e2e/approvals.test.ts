@@ -1,8 +1,9 @@
 /**
- * Approvals over 2025-era stdio (spec §7): a shell turn and a patch turn each with the approval
- * accepted, declined, cancelled, answered with a JSON-RPC error, left unanswered (timeout), and
- * asked of a client without the elicitation capability; the §7.2/§7.3 parameters; and the
- * Codex `decision` forms (approved, approved_for_session, the execpolicy amendment).
+ * Approvals over 2025-era stdio (docs/mcp-server.md "Approvals"): a shell turn and a patch turn
+ * each with the approval accepted, declined, cancelled, answered with a JSON-RPC error, left
+ * unanswered (timeout), and asked of a client without the elicitation capability; the reference's
+ * `elicitation/create` parameters for a command and for a patch; and the Codex `decision` forms
+ * (approved, approved_for_session, the execpolicy amendment).
  */
 import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
@@ -49,7 +50,7 @@ async function runApproval(prompt: string, answer: Answer, client = raw): Promis
 const text = (response: Wire) => ((response.result?.content as { text: string }[] | undefined)?.[0]?.text ?? '') as string;
 
 describe('shell command approvals', () => {
-  it('sends the §7.2 parameters and runs the command when the client accepts', async () => {
+  it('sends the reference’s command approval parameters and runs the command when the client accepts', async () => {
     const { id, response, elicitation, events } = await runApproval('run: touch made.txt', { result: { action: 'accept' } });
     const turnId = String(id);
     expect(elicitation.params).toEqual({
@@ -137,7 +138,7 @@ describe('shell command approvals', () => {
 });
 
 describe('patch approvals', () => {
-  it('sends the §7.3 parameters and applies the patch when the client accepts', async () => {
+  it('sends the reference’s patch approval parameters and applies the patch when the client accepts', async () => {
     const { id, response, elicitation, events } = await runApproval('patch: hello.txt=hi', { result: { action: 'accept' } });
     const file = join(harness.temp.cwd, 'hello.txt');
     expect(elicitation.params).toEqual({

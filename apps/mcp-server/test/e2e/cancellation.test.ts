@@ -1,8 +1,8 @@
 /**
- * Cancellation and shutdown over stdio (spec §8, §1): `notifications/cancelled` interrupts the
- * turn mid-stream or mid-approval, the cancelled request never gets a response, and the next
- * call on the same thread is answered under its own id; stdin EOF lets a running turn finish
- * and answer before the process exits 0; SIGTERM exits 0 at once.
+ * Cancellation and shutdown over stdio (docs/mcp-server.md "Cancellation" and "Running it"):
+ * `notifications/cancelled` interrupts the turn mid-stream or mid-approval, the cancelled request
+ * never gets a response, and the next call on the same thread is answered under its own id; stdin
+ * EOF lets a running turn finish and answer before the process exits 0; SIGTERM exits 0 at once.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 /**
- * The spec asks for 100 ms; measured round trips (client → server → client) are 10–60 ms. The
+ * docs/mcp-server.md "Cancellation" gives 10–60 ms, measured client → server → client; the
  * bound leaves room for a loaded CI machine.
  */
 const CANCEL_BUDGET_MS = 250;

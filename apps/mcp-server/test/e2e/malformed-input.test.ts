@@ -1,7 +1,8 @@
 /**
- * Spec §10 and §2.3 over stdio with the built server: every malformed input gets exactly one
- * answer (or none, for blank lines and notifications), methods the server does not offer get
- * `-32601` with `data.method`, and the server never exits because of bad input.
+ * Malformed input over stdio with the built server (docs/mcp-server.md "Results", the JSON-RPC
+ * errors): every malformed input gets exactly one answer (or none, for blank lines and
+ * notifications), methods the server does not offer get `-32601` with `data.method`, and the server
+ * never exits because of bad input.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../helpers/harness.js';

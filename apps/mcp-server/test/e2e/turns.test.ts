@@ -1,8 +1,9 @@
 /**
- * Turns through the built server over stdio: the echo turn's event order and tags (§6), the
- * result shape (§4.2), `codex-reply` with either id form (§5), the exact error texts (§4.3,
- * §5), a busy thread, two threads in parallel, and a reply after a server restart (§11 BETTER),
- * on the model provider the thread was created with.
+ * Turns through the built server over stdio: the echo turn's event order and tags
+ * (docs/mcp-server.md "Events and progress"), the result shape and the exact error texts
+ * ("Results"), `codex-reply` with either id form and after a server restart, on the model provider
+ * the thread was created with ("`codex-reply` — continue a session"), a busy thread and two threads
+ * in parallel ("Cancellation").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectV1, type V1Session } from '../helpers/clients.js';

@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTempHome, startScriptedModelServer, type ScriptedModelServer, type TempHome } from '@deputy/test-support';
 
+/** The shared bounded poll, re-exported for the tests that import it from here. */
+export { waitFor } from '@deputy/test-support';
+
 /** The built server entry point. */
 export const SERVER_MAIN = fileURLToPath(new URL('../../bundle/main.js', import.meta.url));
 
@@ -65,15 +68,4 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await temp.cleanup();
     },
   };
-}
-
-/** Waits until `predicate` holds, polling every 10 ms; fails after `timeoutMs`. */
-export async function waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs = 10_000, what = 'a condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = predicate();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }

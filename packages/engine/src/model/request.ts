@@ -1,8 +1,8 @@
 /**
  * Builds the Responses API request body from a `ModelRequest`, field for field as the reference
- * sends it (see shared/spec/model-request.md): tool choice `auto`, no parallel tool calls,
- * `store: false`, streaming, the thread id as prompt cache key, encrypted reasoning kept when
- * reasoning is on, and strict JSON-schema output when the turn asks for it. Pure.
+ * (Codex CLI 0.130.0) sends it to `POST {base_url}/responses`: tool choice `auto`, no parallel tool
+ * calls, `store: false`, streaming, the thread id as prompt cache key, encrypted reasoning kept
+ * when reasoning is on, and strict JSON-schema output when the turn asks for it. Pure.
  */
 import type { ResponseCreateParamsStreaming, ResponseInputItem, Tool } from 'openai/resources/responses/responses';
 import type { ModelRequest, ResponseItem, ToolSpec } from './types.js';

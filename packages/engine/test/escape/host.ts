@@ -11,6 +11,7 @@ import { expect } from 'vitest';
 import type { EngineEvent } from '@deputy/protocol';
 
 let markerCounter = 0;
+let settleCounter = 0;
 
 /**
  * A `sleep` argument lasting about `seconds` whose digits identify one test: `<seconds>.<pid><n>`,
@@ -72,8 +73,13 @@ export function killSleepProcesses(marker: string): void {
 /** A UDP socket on the host loopback that counts what arrives. */
 export interface UdpListener {
   readonly port: number;
-  /** Payloads received so far, in order. */
+  /** Payloads received so far, in order (without the markers `settle` sends). */
   readonly received: Buffer[];
+  /**
+   * Resolves once a marker datagram the host sends now has arrived. Loopback delivers in order, so
+   * whatever reached the listener before the call has been received by then.
+   */
+  settle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -81,7 +87,12 @@ export interface UdpListener {
 export async function listenUdp(): Promise<UdpListener> {
   const socket = dgram.createSocket('udp4');
   const received: Buffer[] = [];
-  socket.on('message', (message) => received.push(message));
+  const markers = new Map<string, () => void>();
+  socket.on('message', (message) => {
+    const marker = markers.get(message.toString('latin1'));
+    if (marker) marker();
+    else received.push(message);
+  });
   await new Promise<void>((resolve, reject) => {
     socket.once('error', reject);
     socket.bind(0, '127.0.0.1', () => {
@@ -89,16 +100,25 @@ export async function listenUdp(): Promise<UdpListener> {
       resolve();
     });
   });
+  const port = socket.address().port;
   return {
-    port: socket.address().port,
+    port,
     received,
+    settle: async () => {
+      settleCounter += 1;
+      const marker = `deputy-escape-settle-${process.pid}-${settleCounter}`;
+      const arrived = new Promise<void>((resolve) => markers.set(marker, resolve));
+      const sender = dgram.createSocket('udp4');
+      try {
+        await new Promise<void>((resolve, reject) => sender.send(marker, port, '127.0.0.1', (error) => (error ? reject(error) : resolve())));
+        await arrived;
+      } finally {
+        markers.delete(marker);
+        sender.close();
+      }
+    },
     close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
   };
-}
-
-/** Resolves after `ms` (lets a datagram in flight arrive before asserting that none did). */
-export function settle(ms = 300): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /**

@@ -12,7 +12,7 @@ import type { Step } from '@deputy/test-support';
 import { waitFor } from '../helpers/engine.js';
 import { CONFINED_TMP_TOML, execCall, requireBwrap, SafetyHarness } from '../safety/harness.js';
 import type { Thread } from '../../src/thread/thread.js';
-import { expectEveryCommandRan, listenUdp, settle, type UdpListener } from './host.js';
+import { expectEveryCommandRan, listenUdp, type UdpListener } from './host.js';
 
 const MODES: { mode: SandboxMode; confined: boolean }[] = [
   { mode: 'workspace-write', confined: true },
@@ -59,7 +59,7 @@ describe.each(MODES)('with sandbox_mode = $mode', ({ mode, confined }) => {
     const thread = await h.startThread();
     await attack(thread, [execCall(`for i in 1 2 3; do echo escape-probe > /dev/udp/127.0.0.1/${udp.port}; done`)]);
     if (confined) {
-      await settle();
+      await udp.settle();
       expect(udp.received).toEqual([]);
     } else {
       await waitFor(() => udp.received.length > 0, 5_000, 'the host listener to receive the datagram');
@@ -72,7 +72,7 @@ describe.each(MODES)('with sandbox_mode = $mode', ({ mode, confined }) => {
     const thread = await h.startThread();
     await attack(thread, [execCall(dnsQuery(udp.port))]);
     if (confined) {
-      await settle();
+      await udp.settle();
       expect(udp.received).toEqual([]);
     } else {
       await waitFor(() => udp.received.length > 0, 5_000, 'the host listener to receive the query');

@@ -13,6 +13,9 @@ import { EngineRuntime } from '../../src/thread/runtime.js';
 import { ThreadManager } from '../../src/thread/thread-manager.js';
 import type { Thread } from '../../src/thread/thread.js';
 
+/** The shared bounded poll, re-exported for the tests that import it from here. */
+export { waitFor } from '@deputy/test-support';
+
 /** A running test engine. */
 export interface TestEngine {
   server: ScriptedModelServer;
@@ -115,14 +118,6 @@ export function collect(thread: Thread): EngineEvent[] {
   return events;
 }
 
-/** Waits until `predicate` holds, polling every 10 ms, failing after `timeoutMs`. */
-export async function waitFor(predicate: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 /**
  * One scripted server and one home shared by several engines in a test (a "restart" opens a new

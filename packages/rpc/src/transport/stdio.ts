@@ -1,9 +1,10 @@
 /**
  * NDJSON over a readable/writable pair (the process's stdin and stdout by default): each inbound
  * line is decoded with `decodeMessage`, each outbound message is one compact line. `closed`
- * resolves on stdin EOF so the app can exit promptly (spec §1). Writes wait for `drain` when the
- * stream's buffer is full, which is how a reader that stops reading pushes back on us. Frames
- * that fail to decode are logged and dropped (spec §2). Nothing else may write to the output.
+ * resolves on stdin EOF so the app can exit promptly (docs/app-server.md "Running it"). Writes wait
+ * for `drain` when the stream's buffer is full, which is how a reader that stops reading pushes
+ * back on us. Frames that fail to decode are logged and dropped (docs/app-server.md
+ * "Envelope and errors"). Nothing else may write to the output.
  */
 import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';

@@ -1,9 +1,9 @@
 /**
- * The transport contract (STYLE §3.2): a `Transport` moves already-decoded messages for one
- * connection, and a `Listener` yields one `Transport` per accepted connection. Carriers (stdio,
- * WebSocket, Unix socket, in-memory) differ only in how bytes move; framing, decoding and
- * backpressure stay inside them. This module holds types only, plus the logger shape the
- * transports and the connection report dropped input to.
+ * The transport contract: a `Transport` moves already-decoded messages for one connection, and a
+ * `Listener` yields one `Transport` per accepted connection. Carriers (stdio, WebSocket, Unix
+ * socket, in-memory) differ only in how bytes move; framing, decoding and backpressure stay inside
+ * them. This module holds types only, plus the logger shape the transports and the connection
+ * report dropped input to.
  */
 import type { JsonRpcMessage, VersionField } from '@deputy/protocol/jsonrpc';
 

@@ -1,8 +1,8 @@
 /**
  * The `unix://PATH` listener: an HTTP server on a Unix stream socket that takes an Upgrade to
- * WebSocket, as the reference does (spec §1). The socket is the control plane's trust boundary:
- * whoever can connect can do what the user can, so it is never reachable by another user, not
- * even for an instant.
+ * WebSocket, as the reference does (docs/app-server.md "The Unix socket"). The socket is the
+ * control plane's trust boundary: whoever can connect can do what the user can, so it is never
+ * reachable by another user, not even for an instant.
  *
  * - Directory: a missing one is created 0700 (every level created). The default socket's
  *   directory (`isDedicatedDir`) is the server's own: it must be a real directory (not a

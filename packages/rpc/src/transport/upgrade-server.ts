@@ -1,11 +1,12 @@
 /**
  * The HTTP side shared by the `ws://` and `unix://` listeners: an `http.Server` that answers the
- * probes of spec §1 (`/readyz`, `/healthz`, 403 for any request with an `Origin` header, 400 for a
- * plain request) and turns an authorized Upgrade into a `WebSocketTransport`. The `ws` server runs
- * with `perMessageDeflate: false`, so a client that offers the extension is accepted without it
- * being negotiated (the reference's unix socket dropped such clients; spec §17 #13 says fix).
- * Binding the server to an address or a path is the caller's job. `ws` is loaded when the first
- * such server is created, so processes that only serve stdio never load it.
+ * probes of docs/app-server.md "Transports" (`/readyz`, `/healthz`, 403 for any request with an
+ * `Origin` header, 400 for a plain request) and turns an authorized Upgrade into a
+ * `WebSocketTransport`. The `ws` server runs with `perMessageDeflate: false`, so a client that
+ * offers the extension is accepted without it being negotiated (the reference's unix socket dropped
+ * such clients; docs/app-server.md "What differs from codex app-server"). Binding the server to an
+ * address or a path is the caller's job. `ws` is loaded when the first such server is created, so
+ * processes that only serve stdio never load it.
  */
 import http from 'node:http';
 import type { Duplex } from 'node:stream';

@@ -1,11 +1,12 @@
 /**
  * A `Transport` over one open `ws` WebSocket, server or client side: one text frame carries one
- * message (spec §1). Binary frames are ignored without closing the connection, and frames that do
- * not decode are logged and dropped. `send` resolves when the socket has taken the frame, so a peer
- * that stops reading makes sends wait, which is what the connection's bounded queue measures.
- * Closing sends a normal close frame and falls back to terminating the socket when the peer does
- * not answer, or at once when unsent data is stuck behind a reader that does not read. It reads
- * the ready-state constants off the socket itself, so loading this module does not load `ws`.
+ * message (docs/app-server.md "Transports"). Binary frames are ignored without closing the
+ * connection, and frames that do not decode are logged and dropped. `send` resolves when the socket
+ * has taken the frame, so a peer that stops reading makes sends wait, which is what the
+ * connection's bounded queue measures. Closing sends a normal close frame and falls back to
+ * terminating the socket when the peer does not answer, or at once when unsent data is stuck behind
+ * a reader that does not read. It reads the ready-state constants off the socket itself, so loading
+ * this module does not load `ws`.
  */
 import type WebSocket from 'ws';
 import { decodeMessage, encodeMessage, type JsonRpcMessage } from '@deputy/protocol/jsonrpc';

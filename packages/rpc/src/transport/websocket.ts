@@ -1,9 +1,9 @@
 /**
- * The `ws://IP:PORT` listener: WebSocket over TCP (spec §1). The same port answers `GET /readyz`
- * and `GET /healthz` with 200, refuses any request with an `Origin` header with 403 (browsers
- * must not reach a local agent), and checks the optional auth at the upgrade. Each accepted
- * connection is a `WebSocketTransport`. Refusing a non-loopback bind without auth is the caller's
- * decision (`isLoopbackHost`); this module binds what it is given.
+ * The `ws://IP:PORT` listener: WebSocket over TCP (docs/app-server.md "Transports"). The same port
+ * answers `GET /readyz` and `GET /healthz` with 200, refuses any request with an `Origin` header
+ * with 403 (browsers must not reach a local agent), and checks the optional auth at the upgrade.
+ * Each accepted connection is a `WebSocketTransport`. Refusing a non-loopback bind without auth is
+ * the caller's decision (`isLoopbackHost`); this module binds what it is given.
  */
 import type { AddressInfo } from 'node:net';
 import type { WsAuthenticator } from '../auth.js';

@@ -1,8 +1,9 @@
 /**
- * The Lark grammar sent with the freeform `apply_patch` tool (`format: { type: 'grammar', syntax:
- * 'lark', definition }`), so the model's output is constrained to well-formed patches. It is the
- * interface the reference publishes (see shared/spec/model-request.md); the parser in `parser.ts`
- * accepts everything it generates and is more lenient than it.
+ * The Lark grammar sent with the freeform `apply_patch` tool
+ * (`format: { type: 'grammar', syntax: 'lark', definition }`), so the model's output is constrained
+ * to well-formed patches. It is the interface the reference publishes (Codex CLI 0.130.0 sends this
+ * grammar with its freeform `apply_patch` tool); the parser in `parser.ts` accepts everything it
+ * generates and is more lenient than it.
  */
 
 /** Lark definition of the apply_patch language. */
