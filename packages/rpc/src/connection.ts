@@ -2,7 +2,8 @@
  * One JSON-RPC peer over one `Transport`. Inbound requests go to a handler, each with its own
  * `AbortController` that is aborted when the connection closes; their results and thrown errors
  * (through `toRpcError`) become responses. Work a handler schedules with `afterResponse` runs
- * right after its response is queued, so whatever it sends follows the response on the wire.
+ * after its response is queued (on the next turn of the event loop), so whatever it sends
+ * follows the response on the wire.
  * Outbound requests get this connection's own integer ids, counting from 0 on each connection
  * (docs/app-server.md, "Envelope and errors"), and are matched with their responses. Every
  * outbound message goes through a single write queue, which is bounded: past a soft limit new
@@ -35,8 +36,8 @@ export interface IncomingContext {
 /** What a handler gets with each inbound request. */
 export interface RequestContext extends IncomingContext {
   /**
-   * Runs `fn` right after this request's response (result or error) is queued, ahead of anything
-   * queued later; at once if the response is already queued. A throw is logged.
+   * Runs `fn` after this request's response (result or error) is queued, on the next turn of the
+   * event loop (at once if the response is already queued). A throw is logged.
    */
   afterResponse(fn: () => void): void;
 }
@@ -265,7 +266,10 @@ export class Connection {
       } finally {
         this.#inFlight.delete(controller);
         isAnswered = true;
-        for (const fn of after) this.#runAfterResponse(request.method, fn);
+        // On the next turn of the event loop: a burst of requests read in one chunk is answered
+        // first, before the work they scheduled (a turn's notifications) fills the write queue,
+        // which would answer the rest of the burst "overloaded".
+        if (after.length > 0) setImmediate(() => after.forEach((fn) => this.#runAfterResponse(request.method, fn)));
       }
     })();
   }

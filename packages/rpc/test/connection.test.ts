@@ -169,6 +169,25 @@ describe('Connection', () => {
     expect(errors).toEqual(['post-response work failed', 'post-response work failed']);
   });
 
+  it('answers a burst of requests before the work they scheduled fills the write queue', async () => {
+    const { connection, peer, received } = connected(
+      {
+        handleRequest: async (r, ctx) => {
+          ctx.afterResponse(() => {
+            for (let i = 0; i < 5; i++) connection.notify('progress', { id: r.id, i });
+          });
+          return 'ok';
+        },
+      },
+      { outboundSoftLimit: 10 },
+    );
+    await Promise.all(Array.from({ length: 20 }, (_, i) => peer.send({ id: i + 1, method: 'work' })));
+    await waitFor(() => received.length === 20 * 6);
+    const answers = received.filter((m) => 'id' in m);
+    expect(answers).toHaveLength(20);
+    expect(answers.every((m) => 'result' in m)).toBe(true);
+  });
+
   it('runs afterResponse work at once when the response is already queued', async () => {
     let late!: (fn: () => void) => void;
     const { connection, peer, received } = connected({
