@@ -19,8 +19,17 @@ import {
 } from '@deputy/protocol/mcp-tools';
 import type { Tool } from '@modelcontextprotocol/server';
 
-/** Both reference tools return this structured content. */
-const THREAD_RESULT_SCHEMA: Tool['outputSchema'] = toolJsonSchema(ThreadToolResultSchema);
+/**
+ * The JSON Schema of a zod schema, generated on first use and kept: `tools/list` comes after
+ * `initialize`, and start-up should not pay for it.
+ */
+const generated = new WeakMap<object, unknown>();
+function jsonSchemaOf(schema: Parameters<typeof toolJsonSchema>[0]): unknown {
+  if (!generated.has(schema)) generated.set(schema, toolJsonSchema(schema));
+  return generated.get(schema);
+}
+const inputOf = (schema: Parameters<typeof toolJsonSchema>[0]) => jsonSchemaOf(schema) as Tool['inputSchema'];
+const outputOf = (schema: Parameters<typeof toolJsonSchema>[0]) => jsonSchemaOf(schema) as Tool['outputSchema'];
 
 /** `codex`: start a new thread with a prompt and run one turn. */
 export const CODEX_TOOL: Tool = {
@@ -28,8 +37,12 @@ export const CODEX_TOOL: Tool = {
   title: 'Codex',
   description:
     'Start a new Deputy coding session (a thread) and run the prompt as its first turn. Returns the final answer and the threadId to continue with codex-reply. Optional arguments override config.toml for this session.',
-  inputSchema: toolJsonSchema(CodexToolArgsSchema),
-  outputSchema: THREAD_RESULT_SCHEMA,
+  get inputSchema() {
+    return inputOf(CodexToolArgsSchema);
+  },
+  get outputSchema() {
+    return outputOf(ThreadToolResultSchema);
+  },
 };
 
 /** `codex-reply`: continue a thread. */
@@ -38,19 +51,26 @@ export const CODEX_REPLY_TOOL: Tool = {
   title: 'Codex Reply',
   description:
     'Continue a Deputy session: run the prompt as the next turn of the thread named by threadId and return the final answer. Threads survive a server restart.',
-  inputSchema: toolJsonSchema(CodexReplyToolArgsSchema),
-  outputSchema: THREAD_RESULT_SCHEMA,
+  get inputSchema() {
+    return inputOf(CodexReplyToolArgsSchema);
+  },
+  get outputSchema() {
+    return outputOf(ThreadToolResultSchema);
+  },
 };
 
-const THREAD_ID_INPUT: Tool['inputSchema'] = toolJsonSchema(ThreadIdToolArgsSchema);
 
 /** `codex-list`: threads, newest first. */
 export const CODEX_LIST_TOOL: Tool = {
   name: 'codex-list',
   title: 'List Deputy sessions',
   description: 'List Deputy threads, most recently updated first, with a cursor for the next page.',
-  inputSchema: toolJsonSchema(CodexListToolArgsSchema),
-  outputSchema: toolJsonSchema(CodexListToolResultSchema),
+  get inputSchema() {
+    return inputOf(CodexListToolArgsSchema);
+  },
+  get outputSchema() {
+    return outputOf(CodexListToolResultSchema);
+  },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
 };
 
@@ -59,8 +79,12 @@ export const CODEX_STATUS_TOOL: Tool = {
   name: 'codex-status',
   title: 'Deputy session status',
   description: 'Show whether a thread is idle, running or waiting for an approval, with its running turn, last answer and pending approvals.',
-  inputSchema: THREAD_ID_INPUT,
-  outputSchema: toolJsonSchema(CodexStatusToolResultSchema),
+  get inputSchema() {
+    return inputOf(ThreadIdToolArgsSchema);
+  },
+  get outputSchema() {
+    return outputOf(CodexStatusToolResultSchema);
+  },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
 };
 
@@ -69,8 +93,12 @@ export const CODEX_INTERRUPT_TOOL: Tool = {
   name: 'codex-interrupt',
   title: 'Interrupt a Deputy session',
   description: 'Stop the running turn of a thread (model stream, commands and pending approvals). The thread stays usable.',
-  inputSchema: THREAD_ID_INPUT,
-  outputSchema: toolJsonSchema(CodexInterruptToolResultSchema),
+  get inputSchema() {
+    return inputOf(ThreadIdToolArgsSchema);
+  },
+  get outputSchema() {
+    return outputOf(CodexInterruptToolResultSchema);
+  },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
 };
 
@@ -79,8 +107,12 @@ export const CODEX_FORK_TOOL: Tool = {
   name: 'codex-fork',
   title: 'Fork a Deputy session',
   description: 'Copy a thread (all turns, or up to a given turn) into a new thread that can be continued with codex-reply.',
-  inputSchema: toolJsonSchema(CodexForkToolArgsSchema),
-  outputSchema: toolJsonSchema(CodexForkToolResultSchema),
+  get inputSchema() {
+    return inputOf(CodexForkToolArgsSchema);
+  },
+  get outputSchema() {
+    return outputOf(CodexForkToolResultSchema);
+  },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
 };
 
