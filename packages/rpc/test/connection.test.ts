@@ -13,7 +13,7 @@ afterEach(async () => {
 });
 
 /** A connection under test, and the raw transport of its peer (we speak the wire by hand). */
-function connected(handler: IncomingHandler, options: { maxInFlightRequests?: number; logger?: RpcLogger } = {}) {
+function connected(handler: IncomingHandler, options: { maxInFlightRequests?: number; outboundSoftLimit?: number; logger?: RpcLogger } = {}) {
   const [ours, theirs] = createMemoryTransportPair();
   const connection = new Connection(ours, { handler, ...options });
   const received: JsonRpcMessage[] = [];
