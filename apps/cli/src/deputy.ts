@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 /**
- * The `deputy` command line: `deputy exec` (one turn), `deputy exec resume`, and the two servers
- * as subcommands. Argument parsing only; the work is in exec.ts and the apps. Exit codes: 0 ok,
- * 1 the turn failed, 2 usage errors.
+ * The `deputy` command line: `deputy exec` (one turn), `deputy exec resume`, `deputy mcp`
+ * (config.toml's MCP servers, mcp-command.ts) and the two servers as subcommands. Argument
+ * parsing only; the work is in exec.ts, mcp.ts and the apps. Exit codes: 0 ok, 1 the turn (or an
+ * `mcp` subcommand) failed, 2 usage errors.
  */
 import { Command, CommanderError, Option } from 'commander';
 import type { ExecOptions, ExecTarget } from './exec.js';
+import { addMcpCommand, separateAddCommand } from './mcp-command.js';
 import { CLI_VERSION, UsageError } from './usage-error.js';
 
 // The engine and the servers are loaded only when a subcommand needs them, so `--version`,
@@ -54,6 +56,7 @@ export function buildProgram(exit: (code: number) => void): Command {
       if (prompt === undefined) throw new UsageError('deputy exec resume: missing PROMPT');
       exit(await runExec(target, prompt, options));
     });
+  addMcpCommand(program, exit);
   program.command('mcp-server').description('serve Deputy as an MCP server (tools codex, codex-reply); --help for its options');
   program.command('app-server').description('serve the Codex-compatible JSON-RPC app-server; --help for its options');
   return program;
@@ -90,7 +93,7 @@ async function main(): Promise<void> {
   let code = 0;
   const program = buildProgram((c) => (code = c));
   try {
-    await program.parseAsync(process.argv);
+    await program.parseAsync(separateAddCommand(process.argv.slice(2)), { from: 'user' });
   } catch (error) {
     code = exitCodeFor(error);
   }

@@ -58,6 +58,8 @@ export interface WriteUserConfigOptions {
    * a `ConfigError` it throws refuses the write before anything is written.
    */
   check?(next: ResolvedConfig): void;
+  /** Layout of new tables: see `applyConfigEdits`. */
+  tableSectionDepth?: number;
 }
 
 /** An edited key that an override layer (`-c`, `--model`) still decides. */
@@ -97,7 +99,7 @@ export async function writeUserConfig(config: ResolvedConfig, options: WriteUser
   if (options.expectedVersion !== undefined && options.expectedVersion !== null && options.expectedVersion !== options.versionOf(table)) {
     throw new ConfigWriteError('versionConflict', STALE_VERSION);
   }
-  const text = applyConfigEdits(original ?? '', options.edits, config.configPath);
+  const text = applyConfigEdits(original ?? '', options.edits, config.configPath, options.tableSectionDepth);
   const written = parseConfigToml(text, config.configPath);
   const next = resolveWith(config, written);
   if (options.check) {
@@ -133,14 +135,16 @@ export async function reloadUserConfig(config: ResolvedConfig): Promise<Resolved
  * rewritten, new keys go to the end of their table and new tables to the end of the file, and a
  * deleted key takes the comment lines directly above it along. Returns `text` unchanged when the
  * edits change no value. Throws `ConfigWriteError` (`validation`) for a bad key path or value
- * and for `text` that is not valid TOML. `file` names the file in messages.
+ * and for `text` that is not valid TOML. `file` names the file in messages. New tables down to
+ * nesting depth `tableSectionDepth` (default 1: top-level tables) are written as `[a.b]`
+ * sections, deeper ones inline (2 writes `[mcp_servers.<name>]` sections).
  */
-export function applyConfigEdits(text: string, edits: readonly ConfigEdit[], file: string): string {
+export function applyConfigEdits(text: string, edits: readonly ConfigEdit[], file: string, tableSectionDepth?: number): string {
   const before = parseForWrite(text, file);
   const after = parseForWrite(text, file);
   for (const edit of edits) applyEdit(after, edit);
   if (isSameValue(before, after)) return text;
-  return renderToml(text, after, file);
+  return renderToml(text, after, file, tableSectionDepth === undefined ? LAYOUTS : [{ inlineTableStart: tableSectionDepth }, ...LAYOUTS]);
 }
 
 function parseForWrite(text: string, file: string): TomlTable {
@@ -234,10 +238,10 @@ function tomlValueOf(value: unknown, keyPath: string): unknown {
 const LAYOUTS: readonly Partial<TomlFormat>[] = [{}, { inlineTableStart: 0 }];
 
 /** Patches `text` to `table`, checking that the new text parses back to exactly `table`. */
-function renderToml(text: string, table: TomlTable, file: string): string {
+function renderToml(text: string, table: TomlTable, file: string, layouts: readonly Partial<TomlFormat>[]): string {
   // An empty file gives no trailing newline to detect; write one, as every editor does.
   const base: Partial<TomlFormat> = text.trim() === '' ? { trailingNewline: 1 } : {};
-  for (const layout of LAYOUTS) {
+  for (const layout of layouts) {
     let out: string;
     try {
       out = patch(text, table, { ...base, ...layout });

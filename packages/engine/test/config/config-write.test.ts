@@ -60,6 +60,11 @@ describe('applyConfigEdits', () => {
     expect(out).toBe('model = "m"\r\n\r\n[model_providers]\r\nlocal = { name = "Local", base_url = "http://127.0.0.1:8080/v1", http_headers = { X-Team = "core" } }\r\n');
   });
 
+  it('writes new tables down to tableSectionDepth as [a.b] sections, deeper ones inline', () => {
+    const out = applyConfigEdits('# keep\nmodel = "m"\n', [edit('mcp_servers.docs', { command: 'npx', args: ['-y'], env: { A: 'b' } })], FILE, 2);
+    expect(out).toBe('# keep\nmodel = "m"\n\n[mcp_servers]\n\n[mcp_servers.docs]\ncommand = "npx"\nargs = [ "-y" ]\nenv = { A = "b" }\n');
+  });
+
   it('writes a quoted segment as one key (project trust for a path with dots)', () => {
     const out = applyConfigEdits('', [edit('projects."/home/me/app.v2".trust_level', 'trusted')], FILE);
     expect(out).toBe('[projects]\n"/home/me/app.v2" = { trust_level = "trusted" }\n');
