@@ -108,6 +108,9 @@ function projectMsgs(event: EngineEvent, turnId: string, ctx: ProjectionContext)
         : [{ type: 'error', message: event.error.message, codex_error_info: errorInfo(event.error.code) }];
     case 'model.item':
       return [{ type: 'raw_response_item', item: event.item }];
+    case 'mcp.serverStatus':
+      // TODO(mcp): Codex reports MCP start-up as mcp_startup_update events; not projected yet.
+      return [];
   }
 }
 

@@ -141,6 +141,8 @@ const HANDLERS: { [T in EngineEvent['type']]: Handler<T> } = {
     return event.willRetry ? [error] : [setStatus(view, { type: 'systemError' }), error];
   },
   'model.item': () => [],
+  // TODO(mcp): project to mcpServer/startupStatus/updated once that notification is in the method table.
+  'mcp.serverStatus': () => [],
   'turn.completed': (view, event, turnId, nowMs) => {
     // Every item that was shown as started gets its item/completed before turn/completed.
     const out: Outbound[] = [...view.open.values()].map((open) =>

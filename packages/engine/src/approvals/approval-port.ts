@@ -3,7 +3,7 @@
  * door implements it: the app-server with server→client requests, the MCP server with
  * elicitation, the CLI on the terminal. The engine never knows which.
  */
-import type { ApprovalRequest, ReviewDecision } from '@deputy/protocol';
+import type { ApprovalRequest, McpToolCallApprovalRequest, ReviewDecision } from '@deputy/protocol';
 
 /** Where a request comes from, so the front door can route it to the right clients. */
 export interface ApprovalOrigin {
@@ -17,6 +17,11 @@ export interface ApprovalOrigin {
 export interface ApprovalPort {
   requestExec(request: Extract<ApprovalRequest, { kind: 'exec' }>, origin: ApprovalOrigin, signal: AbortSignal): Promise<ReviewDecision>;
   requestPatch(request: Extract<ApprovalRequest, { kind: 'patch' }>, origin: ApprovalOrigin, signal: AbortSignal): Promise<ReviewDecision>;
+  /**
+   * An MCP tool call to approve. Optional: a front door that does not implement it declines
+   * every such call (the engine answers `denied` without asking).
+   */
+  requestMcpToolCall?(request: McpToolCallApprovalRequest, origin: ApprovalOrigin, signal: AbortSignal): Promise<ReviewDecision>;
 }
 
 /** An ApprovalPort that answers every request with one fixed decision (CLI non-TTY, tests). */
@@ -24,5 +29,6 @@ export function fixedApprovals(decision: ReviewDecision): ApprovalPort {
   return {
     requestExec: async () => decision,
     requestPatch: async () => decision,
+    requestMcpToolCall: async () => decision,
   };
 }

@@ -8,6 +8,7 @@
 import path from 'node:path';
 import type { ApprovalPolicy, ReasoningEffort, ReasoningSummary, SandboxMode, SandboxPolicy } from '@deputy/protocol';
 import { sandboxPolicyFromMode } from '../thread/settings.js';
+import { McpConfigError, parseMcpServers, type McpServerConfig } from '../mcp/config.js';
 import { ConfigError } from './errors.js';
 import { findProjectTrust, type ProjectTrust } from './projects.js';
 import {
@@ -100,6 +101,10 @@ export interface ResolvedConfig {
   autoCompactTokenLimit: number | null;
   /** `[mcp_servers.*]` as written; `{}` when absent. */
   mcpServers: Record<string, Record<string, unknown>>;
+  /** `mcp_servers` validated (see `mcp/config.ts`). */
+  mcpServerConfigs: McpServerConfig[];
+  /** `mcp_startup_grace_ms`: how long a turn waits for MCP servers still starting. */
+  mcpStartupGraceMs: number;
   /** `[mcp_server]`: settings of Deputy's own MCP server; `{}` when absent. */
   mcpServer: Record<string, unknown>;
   /** No provider was configured and no OpenAI key was found, so the demo provider is used. */
@@ -163,11 +168,28 @@ export function resolveConfig(sources: ConfigSources): ResolvedConfig {
     projectDocMaxBytes: cfg.project_doc_max_bytes ?? DEFAULT_PROJECT_DOC_MAX_BYTES,
     autoCompactTokenLimit: cfg.model_auto_compact_token_limit ?? null,
     mcpServers: (cfg.mcp_servers ?? {}) as Record<string, Record<string, unknown>>,
+    mcpServerConfigs: mcpServersOf(cfg.mcp_servers ?? {}, sources.configPath, warnings),
+    mcpStartupGraceMs: cfg.mcp_startup_grace_ms ?? DEFAULT_MCP_STARTUP_GRACE_MS,
     mcpServer: cfg.mcp_server ?? {},
     usingDemoFallback,
     warnings,
     sources,
   };
+}
+
+/** Default of `mcp_startup_grace_ms`. */
+export const DEFAULT_MCP_STARTUP_GRACE_MS = 2000;
+
+/** `mcp_servers` parsed; a load error becomes a `ConfigError` naming the file and the table. */
+function mcpServersOf(table: Record<string, unknown>, configPath: string, warnings: string[]): McpServerConfig[] {
+  try {
+    const parsed = parseMcpServers(table);
+    warnings.push(...parsed.warnings);
+    return parsed.servers;
+  } catch (error) {
+    if (error instanceof McpConfigError) throw new ConfigError(`${configPath}: ${error.message}`);
+    throw error;
+  }
 }
 
 /** Per-thread overrides from a front door (`null`/absent = keep). */

@@ -74,6 +74,8 @@ const sharedShape = {
   model_providers: z.record(z.string(), ModelProviderTomlSchema).optional(),
   mcp_servers: z.record(z.string(), TableSchema).optional(),
   mcp_server: TableSchema.optional(),
+  /** How long a turn waits for MCP servers still starting (default 2000). */
+  mcp_startup_grace_ms: z.int().min(0).optional(),
 };
 
 /** `[profiles.<name>]`: a named set of keys that overlays the top level. */

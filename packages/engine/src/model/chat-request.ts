@@ -58,7 +58,7 @@ function appendItem(messages: ChatCompletionMessageParam[], item: ResponseItem):
       else messages.push({ role: 'system', content: plainText(item.content) });
       return;
     case 'function_call':
-      pushToolCall(messages, { id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } });
+      pushToolCall(messages, { id: item.call_id, type: 'function', function: { name: (item.namespace ?? '') + item.name, arguments: item.arguments } });
       return;
     case 'custom_tool_call':
       pushToolCall(messages, { id: item.call_id, type: 'function', function: { name: item.name, arguments: JSON.stringify({ input: item.input }) } });
@@ -81,7 +81,9 @@ export function toChatMessages(instructions: string, items: ResponseItem[]): Cha
 
 /** Tool specs as chat function tools. */
 export function toChatTools(tools: ToolSpec[]): ChatCompletionTool[] {
-  return tools.map((tool): ChatCompletionTool => {
+  // A namespace (MCP tools) becomes flat functions named `<namespace><name>`.
+  const flat = tools.flatMap((tool) => (tool.type === 'namespace' ? tool.tools.map((t) => ({ ...t, name: tool.name + t.name })) : [tool]));
+  return flat.map((tool): ChatCompletionTool => {
     if (tool.type === 'function') {
       return {
         type: 'function',

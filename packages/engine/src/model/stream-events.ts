@@ -29,7 +29,15 @@ export function toResponseItem(item: ResponseOutputItem): ResponseItem | null {
       return { type: 'message', id: item.id, role: 'assistant', content, ...(item.phase ? { phase: item.phase } : {}) };
     }
     case 'function_call':
-      return { type: 'function_call', ...(item.id ? { id: item.id } : {}), call_id: item.call_id, name: item.name, arguments: item.arguments };
+      return {
+        type: 'function_call',
+        ...(item.id ? { id: item.id } : {}),
+        call_id: item.call_id,
+        name: item.name,
+        arguments: item.arguments,
+        // MCP tools are called inside their server's namespace (the SDK's type lacks the field).
+        ...(typeof (item as { namespace?: unknown }).namespace === 'string' ? { namespace: (item as { namespace: string }).namespace } : {}),
+      };
     case 'custom_tool_call':
       return { type: 'custom_tool_call', ...(item.id ? { id: item.id } : {}), call_id: item.call_id, name: item.name, input: item.input };
     case 'reasoning':

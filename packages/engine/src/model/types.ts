@@ -8,7 +8,7 @@ import type { ReasoningEffort, ReasoningSummary, TokenUsage, TurnError } from '@
 /** A Responses API item as sent in `input` or received in `output` (snake_case, as on the wire). */
 export type ResponseItem =
   | { type: 'message'; id?: string; role: 'user' | 'assistant' | 'developer' | 'system'; content: ResponseContent[]; phase?: string }
-  | { type: 'function_call'; id?: string; call_id: string; name: string; arguments: string }
+  | { type: 'function_call'; id?: string; call_id: string; name: string; arguments: string; namespace?: string }
   | { type: 'function_call_output'; call_id: string; output: string }
   | { type: 'custom_tool_call'; id?: string; call_id: string; name: string; input: string }
   | { type: 'custom_tool_call_output'; call_id: string; output: string }
@@ -20,9 +20,16 @@ export type ResponseContent =
   | { type: 'output_text'; text: string }
   | { type: 'input_image'; image_url: string; detail?: 'auto' | 'low' | 'high' };
 
-/** A tool offered to the model. `function` tools take JSON; `custom` tools take free text. */
+/** A JSON-argument function tool. */
+export type FunctionToolSpec = { type: 'function'; name: string; description: string; parameters: Record<string, unknown>; strict: boolean };
+
+/**
+ * A tool offered to the model. `function` tools take JSON; `custom` tools take free text;
+ * a `namespace` groups the function tools of one MCP server (Responses API only).
+ */
 export type ToolSpec =
-  | { type: 'function'; name: string; description: string; parameters: Record<string, unknown>; strict: boolean }
+  | FunctionToolSpec
+  | { type: 'namespace'; name: string; description: string; tools: FunctionToolSpec[] }
   | { type: 'custom'; name: string; description: string; format: { type: 'grammar'; syntax: 'lark'; definition: string } | { type: 'text' } };
 
 /** Everything one model request needs. */

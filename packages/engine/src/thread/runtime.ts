@@ -33,6 +33,8 @@ import type { ShellServices } from '../tools/shell/services.js';
 import { writeStdinTool } from '../tools/shell/write-stdin.js';
 import { updatePlanTool } from '../tools/update-plan/update-plan.js';
 import { viewImageTool } from '../tools/view-image/view-image.js';
+import { McpManager } from '../mcp/manager.js';
+import { McpToolSource } from '../mcp/mcp-tools.js';
 import { DEFAULT_PROJECT_DOC_MAX_BYTES } from './context.js';
 import { sandboxPolicyFromMode, type ThreadSettings } from './settings.js';
 import type { ModelInfo, StartThreadOptions, ThreadDeps } from './thread-types.js';
@@ -251,8 +253,16 @@ export class EngineRuntime {
     };
   }
 
-  /** Builds one thread's tools and the services behind them. */
-  createThreadServices(): { tools: ToolRegistry; services: ShellServices; close(): void } {
+  /**
+   * Builds one thread's tools and the services behind them, including the thread's MCP servers
+   * (a manager per thread, started by the caller; `close` shuts it down and kills its children).
+   */
+  createThreadServices(options: { cwd?: string; writableRoots?: readonly string[] } = {}): {
+    tools: ToolRegistry;
+    services: ShellServices;
+    mcp: McpManager;
+    close(): Promise<void>;
+  } {
     // The list is shared, so paths hidden later apply to threads that already exist.
     const sessions = new ExecSessionManager({ hiddenPaths: this.#hiddenPaths });
     const envPolicy = this.#envPolicy;
@@ -270,7 +280,23 @@ export class EngineRuntime {
       applyPatchTool(services),
       viewImageTool,
     ] as never[]);
-    return { tools, services, close: () => sessions.killAll() };
+    const mcp = new McpManager({
+      servers: this.#config.mcpServerConfigs ?? [],
+      cwd: options.cwd ?? process.cwd(),
+      writableRoots: options.writableRoots ?? [],
+      version: DEPUTY_VERSION,
+      startupGraceMs: this.#config.mcpStartupGraceMs ?? 2000,
+    });
+    tools.addSource(new McpToolSource(mcp));
+    return {
+      tools,
+      services,
+      mcp,
+      close: async () => {
+        sessions.killAll();
+        await mcp.shutdown();
+      },
+    };
   }
 }
 

@@ -97,8 +97,20 @@ export class ThreadManager {
       cliVersion: this.runtime.version,
     };
     const thread = this.#create(meta, settings, []);
+    await this.#waitRequiredMcp(thread);
     this.events.emit({ type: 'thread.started', thread });
     return thread;
+  }
+
+  /**
+   * Waits for the thread's `required = true` MCP servers; when one fails, the thread is unloaded
+   * and the start fails with the reference's wording (servers and their errors).
+   */
+  async #waitRequiredMcp(thread: Thread): Promise<void> {
+    const failure = await thread.deps.mcp?.waitRequired();
+    if (!failure) return;
+    await this.unload(thread.id);
+    throw new InvalidInputError(`Fatal error: Failed to initialize session: ${failure}`);
   }
 
   /** Returns the loaded thread, or loads it from its rollout. Overrides apply to later turns. */
@@ -140,6 +152,7 @@ export class ThreadManager {
       cliVersion: this.runtime.version,
     };
     const thread = this.#create(newMeta, settings, kept);
+    await this.#waitRequiredMcp(thread);
     this.events.emit({ type: 'thread.started', thread });
     return thread;
   }
@@ -311,7 +324,8 @@ export class ThreadManager {
       path: writer.path,
       append: (fact) => writer.append(rolloutLine(fact.type as never, fact.payload as never)),
     };
-    const services = this.runtime.createThreadServices();
+    const writableRoots = settings.sandboxPolicy.type === 'workspace-write' ? settings.sandboxPolicy.writableRoots : [];
+    const services = this.runtime.createThreadServices({ cwd: settings.cwd, writableRoots });
     const thread: Thread = new Thread(meta, settings, {
       // Bound now: a config change later leaves this thread on its provider and catalogue facts.
       ...this.runtime.threadModel(),
@@ -320,12 +334,16 @@ export class ThreadManager {
       tools: services.tools,
       childEnv: () => services.services.childEnv(),
       execSessions: services.services.sessions,
+      mcp: services.mcp,
       onActivity: (t) => this.index.touch(t.id, t.updatedAtMs, t.preview || undefined),
-      onClose: () => {
-        services.close();
+      onClose: async () => {
         writer.close();
+        await services.close();
       },
     });
+    // MCP servers start with the thread, in the background; their status changes are thread events.
+    services.mcp.onStatus = (s) => thread.emit(null, { type: 'mcp.serverStatus', server: s.name, status: s.status === 'disabled' ? 'cancelled' : s.status, error: s.error });
+    services.mcp.start();
     thread.events.subscribe((event) => this.events.emit({ type: 'thread.event', event }));
     this.#loaded.set(meta.id, thread);
     return thread;

@@ -8,6 +8,7 @@ import type { ApprovalPort } from '../approvals/approval-port.js';
 import type { ExecSessionManager } from '../exec/exec-session.js';
 import type { ModelClient } from '../model/types.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import type { McpManager } from '../mcp/manager.js';
 import type { RolloutSink } from './rollout-sink.js';
 import type { TurnOverrides } from './settings.js';
 
@@ -39,9 +40,11 @@ export interface ThreadDeps {
   /** Called after each persisted change that the index cares about. */
   onActivity(thread: ThreadActivity): void;
   /** Called when the thread is closed (kills background processes). */
-  onClose?(): void;
+  onClose?(): void | Promise<void>;
   /** The environment child processes get (shell_environment_policy); default: the default policy. */
   childEnv?(): Record<string, string>;
+  /** The thread's MCP servers; absent in tests that build a thread by hand. */
+  mcp?: McpManager;
   /** The exec sessions of the thread's shell tools (its background terminals); absent without them. */
   execSessions?: ExecSessionManager;
 }

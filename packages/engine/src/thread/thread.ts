@@ -6,6 +6,8 @@
  * for it; the turn loop itself lives in turn-runner.ts.
  */
 import { v7 as uuidv7 } from 'uuid';
+import type { McpServerConfig } from '../mcp/config.js';
+import type { McpServerStatus } from '../mcp/manager.js';
 import type { ApprovalRequest, EngineEvent, EngineEventBody, ReviewDecision, ThreadTokenUsage, TurnInfo, UserInput } from '@deputy/protocol';
 import { NoActiveTurnError, TurnInProgressError, TurnMismatchError, TurnNotSteerableError, InvalidInputError } from '../errors.js';
 import { EventStream } from '../events/event-stream.js';
@@ -330,7 +332,20 @@ export class Thread {
     if (this.#closed) return;
     this.#closed = true;
     await this.interrupt();
-    this.deps.onClose?.();
+    await this.deps.onClose?.();
+  }
+
+  /** The live status of every configured MCP server of this thread, sorted by name. */
+  mcpServerStatuses(): McpServerStatus[] {
+    return this.deps.mcp?.statuses() ?? [];
+  }
+
+  /**
+   * Applies a reloaded `mcp_servers` set to this thread: only servers whose config changed
+   * restart; removed ones stop; new ones start.
+   */
+  reloadMcpServers(servers: McpServerConfig[]): Promise<void> {
+    return this.deps.mcp?.reload(servers) ?? Promise.resolve();
   }
 
   #persist(event: EngineEvent): void {

@@ -4,7 +4,8 @@
  * abort signal, and the completion of items an abort cut off. Recording the output is the
  * caller's (the thread's history, or a review's own conversation).
  */
-import type { ThreadItem } from '@deputy/protocol';
+import type { McpToolCallApprovalRequest, ReviewDecision, ThreadItem } from '@deputy/protocol';
+import { v7 as uuidv7 } from 'uuid';
 import type { ResponseItem } from '../model/types.js';
 import type { ToolContext, ToolOutput } from '../tools/types.js';
 import { raceAbort } from './race-abort.js';
@@ -32,7 +33,26 @@ export function toolContext(scope: TurnScope, call: ToolCall, openItems: Map<str
       scope.emit(event);
     },
     requestApproval: (request) => scope.requestApproval(request),
+    requestMcpApproval: (request) => askMcpApproval(scope, request),
+    model: turn.settings.model,
+    turnStartedAtMs: turn.startedAtMs,
   };
+}
+
+/**
+ * Asks the thread's port about an MCP tool call. A port without `requestMcpToolCall` (a front
+ * door that does not know the kind yet) declines; an abort settles as `abort`.
+ */
+async function askMcpApproval(scope: TurnScope, request: McpToolCallApprovalRequest): Promise<ReviewDecision> {
+  const port = scope.deps.approvals;
+  const signal = scope.turn.controller.signal;
+  if (!port?.requestMcpToolCall) return 'denied';
+  const origin = { threadId: scope.threadId, turnId: scope.turn.id, approvalId: uuidv7() };
+  try {
+    return await raceAbort(port.requestMcpToolCall(request, origin, signal), signal);
+  } catch {
+    return signal.aborted ? 'abort' : 'denied';
+  }
 }
 
 /**
@@ -42,7 +62,8 @@ export function toolContext(scope: TurnScope, call: ToolCall, openItems: Map<str
  */
 export function runTool(scope: TurnScope, call: ToolCall, openItems: Map<string, ThreadItem>, isEnded: () => boolean): Promise<ToolOutput> {
   const ctx = toolContext(scope, call, openItems, isEnded);
-  const running = scope.deps.tools.dispatch(call.name, call.type === 'function_call' ? call.arguments : call.input, ctx);
+  const name = call.type === 'function_call' && call.namespace ? call.namespace + call.name : call.name;
+  const running = scope.deps.tools.dispatch(name, call.type === 'function_call' ? call.arguments : call.input, ctx);
   running.catch(() => undefined);
   return raceAbort(running, scope.turn.controller.signal);
 }
@@ -55,7 +76,12 @@ export function toolOutputItem(call: ToolCall, output: string): ResponseItem {
 /** Completes the tool items an abort cut off (as failed), so every item completes before the turn. */
 export function closeOpenItems(scope: TurnScope, openItems: Map<string, ThreadItem>): void {
   for (const item of openItems.values()) {
-    const closed: ThreadItem = item.type === 'commandExecution' || item.type === 'fileChange' || item.type === 'mcpToolCall' ? { ...item, status: 'failed' } : item;
+    const closed: ThreadItem =
+      item.type === 'mcpToolCall'
+        ? { ...item, status: 'failed', error: 'interrupted' }
+        : item.type === 'commandExecution' || item.type === 'fileChange'
+          ? { ...item, status: 'failed' }
+          : item;
     scope.emit({ type: 'item.completed', item: closed, atMs: Date.now() });
   }
   openItems.clear();

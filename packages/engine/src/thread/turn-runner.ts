@@ -139,6 +139,8 @@ function info(turn: ActiveTurn, status: TurnInfo['status'], error: TurnError | n
  */
 async function sample(scope: TurnScope, state: TurnState): Promise<ToolCall[]> {
   const calls: ToolCall[] = [];
+  // MCP servers still starting get a short grace; late ones join at a later request.
+  await scope.deps.tools.prepare?.(scope.turn.controller.signal);
   await streamStep(scope, buildRequest(scope), {
     isLive: true,
     countsUsage: true,

@@ -50,7 +50,9 @@ export type ToolCall = Extract<ResponseItem, { type: 'function_call' | 'custom_t
 
 /** The collaborators a turn uses: the thread's model, catalogue facts, tools and child environment. */
 export type TurnDeps = Pick<ThreadDeps, 'modelClient' | 'wire' | 'describeModel' | 'projectDocMaxBytes' | 'autoCompactTokenLimit' | 'childEnv'> & {
-  tools: Pick<ToolRegistry, 'specs' | 'dispatch'>;
+  tools: Pick<ToolRegistry, 'specs' | 'dispatch'> & Partial<Pick<ToolRegistry, 'prepare'>>;
+  /** The thread's approval port (MCP tool calls ask it directly); absent in fakes. */
+  approvals?: ThreadDeps['approvals'];
 };
 
 /** What a turn sees of its thread, and the only way it changes the thread. */

@@ -3,11 +3,12 @@
  * dispatched. Unknown names and bad arguments become output for the model, never a crash.
  */
 import type { ToolSpec } from '../model/types.js';
-import { FatalToolError, ToolError, type ToolContext, type ToolDefinition, type ToolOutput } from './types.js';
+import { FatalToolError, ToolError, type ToolContext, type ToolDefinition, type ToolOutput, type ToolSource } from './types.js';
 
 /** A set of tools addressed by name. */
 export class ToolRegistry {
   readonly #tools = new Map<string, ToolDefinition<unknown>>();
+  readonly #sources: ToolSource[] = [];
 
   constructor(tools: ToolDefinition<never>[] = []) {
     for (const tool of tools) this.add(tool);
@@ -18,14 +19,24 @@ export class ToolRegistry {
     this.#tools.set(tool.name, tool as unknown as ToolDefinition<unknown>);
   }
 
+  /** Adds a source of tools that come and go (MCP servers); its specs follow the built-in ones. */
+  addSource(source: ToolSource): void {
+    this.#sources.push(source);
+  }
+
   /** Whether a tool of that name exists. */
   has(name: string): boolean {
-    return this.#tools.has(name);
+    return this.#tools.has(name) || this.#sources.some((s) => s.find(name) !== undefined);
   }
 
   /** The specs offered to the model for a wire. */
   specs(wire: 'responses' | 'chat'): ToolSpec[] {
-    return [...this.#tools.values()].map((tool) => tool.spec(wire));
+    return [...[...this.#tools.values()].map((tool) => tool.spec(wire)), ...this.#sources.flatMap((s) => s.specs(wire))];
+  }
+
+  /** Lets the sources get ready before a model request (waits at most their grace). */
+  async prepare(signal: AbortSignal): Promise<void> {
+    await Promise.all(this.#sources.map((s) => s.prepare?.(signal)));
   }
 
   /**
@@ -33,7 +44,7 @@ export class ToolRegistry {
    * FatalToolError or an abort propagates and ends the turn.
    */
   async dispatch(name: string, raw: string, ctx: ToolContext): Promise<ToolOutput> {
-    const tool = this.#tools.get(name);
+    const tool = this.#tools.get(name) ?? this.#sources.map((s) => s.find(name)).find((t) => t !== undefined);
     if (!tool) return { output: `unsupported call: ${name}`, success: false };
     try {
       const args = tool.parse(raw);

@@ -3,7 +3,7 @@
  * to the model. Tools never throw for ordinary failures: a failure is output for the model
  * (`ToolError`); only `FatalToolError` ends the turn.
  */
-import type { ApprovalPolicy, ApprovalRequest, EngineEventBody, ReviewDecision, SandboxPolicy } from '@deputy/protocol';
+import type { ApprovalPolicy, ApprovalRequest, EngineEventBody, McpToolCallApprovalRequest, ReviewDecision, SandboxPolicy } from '@deputy/protocol';
 import type { ToolSpec } from '../model/types.js';
 
 /** What a tool call returns to the model. */
@@ -36,6 +36,22 @@ export interface ToolContext {
   emit(event: EngineEventBody): void;
   /** Asks the front door for a decision (through the thread's ApprovalPort), emitting the events. */
   requestApproval(request: ApprovalRequest): Promise<ReviewDecision>;
+  /** Asks the front door about an MCP tool call; `denied` at once when the port cannot ask. */
+  requestMcpApproval?(request: McpToolCallApprovalRequest): Promise<ReviewDecision>;
+  /** The turn's model slug (MCP `_meta`). */
+  readonly model?: string;
+  /** When the turn started (MCP `_meta`). */
+  readonly turnStartedAtMs?: number;
+}
+
+/** More tools that come and go (MCP servers): offered after the built-in ones. */
+export interface ToolSource {
+  /** The specs offered now, for a wire. */
+  specs(wire: 'responses' | 'chat'): ToolSpec[];
+  /** The tool a (namespace-qualified or flat) name routes to. */
+  find(name: string): ToolDefinition<unknown> | undefined;
+  /** Called before each model request of a turn (may wait a short grace). */
+  prepare?(signal: AbortSignal): Promise<void>;
 }
 
 /** A declared tool. `TArgs` is the parsed argument type. */

@@ -84,6 +84,31 @@ export const PatchApprovalRequestSchema = z.object({
 });
 export type PatchApprovalRequest = z.infer<typeof PatchApprovalRequestSchema>;
 
+/**
+ * An MCP tool call the engine wants to make and needs a decision on. Asked through the
+ * ApprovalPort's optional `requestMcpToolCall`; a port without it declines.
+ */
+export const McpToolCallApprovalRequestSchema = z.object({
+  kind: z.literal('mcpToolCall'),
+  callId: z.string(),
+  /** The configured server name. */
+  server: z.string(),
+  /** The raw MCP tool name. */
+  tool: z.string(),
+  /** The parsed arguments. */
+  arguments: z.unknown(),
+  /** `Allow the <server> MCP server to run tool "<tool>"?` */
+  message: z.string(),
+  toolTitle: z.string().nullable(),
+  toolDescription: z.string().nullable(),
+  /** False for `approval_mode = "prompt"`: no "remember" options. */
+  canRemember: z.boolean(),
+});
+export type McpToolCallApprovalRequest = z.infer<typeof McpToolCallApprovalRequestSchema>;
+
+/** Start-up status of a thread's MCP server. */
+export const McpServerStartupStatusSchema = z.enum(['starting', 'ready', 'failed', 'cancelled']);
+
 export const ApprovalRequestSchema = z.discriminatedUnion('kind', [ExecApprovalRequestSchema, PatchApprovalRequestSchema]);
 export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
 
@@ -123,6 +148,8 @@ export const EngineEventSchema = z.discriminatedUnion('type', [
   z.object({ ...base, type: z.literal('warning'), message: z.string() }),
   /** A transient failure; `willRetry` says whether the engine tries again. */
   z.object({ ...base, type: z.literal('error'), error: TurnErrorSchema, willRetry: z.boolean() }),
+  /** A configured MCP server of the thread changed status (`error` set when failed). */
+  z.object({ ...base, type: z.literal('mcp.serverStatus'), server: z.string(), status: McpServerStartupStatusSchema, error: z.string().nullable() }),
   /** A raw Responses API item that went to or came from the model (for Codex's raw_response_item). */
   z.object({ ...base, type: z.literal('model.item'), item: z.record(z.string(), z.unknown()) }),
   /** The turn ended: completed, interrupted or failed. */

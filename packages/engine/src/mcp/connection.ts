@@ -1,0 +1,220 @@
+/**
+ * One live connection to one configured MCP server, on the official client SDK: launch (stdio
+ * with an allow-listed environment and a kept stderr tail, or Streamable HTTP with headers and a
+ * bearer variable), the handshake with its start-up timeout, the tool listing (all pages), the
+ * requests a server may send (roots, ping, elicitation declined) and its notifications. It does
+ * not decide policy (approvals, naming, restarts); the manager does.
+ */
+import { Client, StreamableHTTPClientTransport, type CallToolResult, type Tool } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { pathToFileURL } from 'node:url';
+import type { McpServerConfig } from './config.js';
+
+/** Variables a stdio server inherits from Deputy's environment (when set). */
+export const MCP_ENV_ALLOW_LIST = ['HOME', 'LANG', 'LC_ALL', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'TMPDIR', 'TZ', 'USER'] as const;
+const STDERR_TAIL_LINES = 20;
+
+/** What a connection reports back to its owner. */
+export interface ConnectionHooks {
+  /** The connection closed after start-up (the child exited, the session ended). */
+  onClosed(reason: string): void;
+  /** The server says its tool list changed. */
+  onToolsChanged(): void;
+  /** A log message from the server. */
+  onLog(level: string, data: unknown): void;
+  /** The roots to answer `roots/list` with. */
+  roots(): { uri: string; name: string }[];
+}
+
+/** The environment of a stdio server: the allow-list, `env`, then `env_vars` (§2.2). */
+export function buildServerEnv(config: Extract<McpServerConfig['transport'], { type: 'stdio' }>, parent: NodeJS.ProcessEnv): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const key of MCP_ENV_ALLOW_LIST) {
+    const value = parent[key];
+    if (value !== undefined) env[key] = value;
+  }
+  Object.assign(env, config.env);
+  for (const name of config.envVars) {
+    const value = parent[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+/** A file URL of a directory, as roots carry it. */
+export function rootOf(path: string, name: string): { uri: string; name: string } {
+  return { uri: pathToFileURL(path).href, name };
+}
+
+/** A started connection. */
+export class McpConnection {
+  readonly #client: Client;
+  readonly #stderr: string[] = [];
+  #closedByUs = false;
+  #exitCode: number | null = null;
+  tools: Tool[] = [];
+
+  private constructor(
+    readonly config: McpServerConfig,
+    client: Client,
+  ) {
+    this.#client = client;
+  }
+
+  /** The server's `initialize` instructions, if any. */
+  get instructions(): string | undefined {
+    return this.#client.getInstructions();
+  }
+
+  /** The server's declared capabilities. */
+  get capabilities(): Record<string, unknown> {
+    return (this.#client.getServerCapabilities() ?? {}) as Record<string, unknown>;
+  }
+
+  /** The last stderr lines of a stdio server. */
+  get stderrTail(): string {
+    return this.#stderr.join('\n');
+  }
+
+  /**
+   * Launches and handshakes, then lists the tools, all within the start-up timeout. Throws an
+   * Error whose message is the REF start-up error text (with Deputy's command/exit/stderr tail).
+   */
+  static async start(config: McpServerConfig, cwd: string, version: string, hooks: ConnectionHooks, parentEnv: NodeJS.ProcessEnv, signal: AbortSignal): Promise<McpConnection> {
+    const client = new Client(
+      { name: 'codex-mcp-client', title: 'Codex', version },
+      { capabilities: { roots: { listChanged: true }, elicitation: { form: {} } } },
+    );
+    const conn = new McpConnection(config, client);
+    client.setRequestHandler('roots/list', async () => ({ roots: hooks.roots() }));
+    // TODO(mcp): forward elicitation/create through the ApprovalPort; declined for now.
+    client.setRequestHandler('elicitation/create', async () => ({ action: 'decline' as const }));
+    client.setNotificationHandler('notifications/tools/list_changed', async () => hooks.onToolsChanged());
+    client.setNotificationHandler('notifications/message', async (n) => hooks.onLog(n.params.level, n.params.data));
+
+    const transport = conn.#transport(cwd, parentEnv);
+    let started = false;
+    client.onclose = () => {
+      if (started && !conn.#closedByUs) hooks.onClosed(conn.#exitText());
+    };
+    const timeoutMs = config.startupTimeoutMs;
+    const timer = AbortSignal.timeout(Math.max(1, timeoutMs));
+    const both = AbortSignal.any([timer, signal]);
+    try {
+      await raceSignal(client.connect(transport, { signal: both, timeout: timeoutMs }), both);
+      conn.tools = await raceSignal(conn.listTools(both, timeoutMs), both);
+      started = true;
+      return conn;
+    } catch (error) {
+      conn.#closedByUs = true;
+      await client.close().catch(() => undefined);
+      if (timer.aborted) {
+        const secs = Number.isInteger(timeoutMs / 1000) ? String(timeoutMs / 1000) : (timeoutMs / 1000).toFixed(1);
+        throw new Error(
+          `MCP client for \`${config.name}\` timed out after ${secs} seconds. Add or adjust \`startup_timeout_sec\` in your config.toml:\n[mcp_servers.${config.name}]\nstartup_timeout_sec = XX`,
+        );
+      }
+      if (signal.aborted) throw new Error('cancelled');
+      throw new Error(`MCP client for \`${config.name}\` failed to start: MCP startup failed: ${conn.#describeStartError(error)}`);
+    }
+  }
+
+  /** Lists every tool, following `nextCursor`. */
+  async listTools(signal: AbortSignal, timeoutMs: number): Promise<Tool[]> {
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.#client.listTools(cursor ? { cursor } : undefined, { signal, timeout: timeoutMs });
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return tools;
+  }
+
+  /** One `tools/call`; aborting sends `notifications/cancelled`. */
+  callTool(
+    name: string,
+    args: Record<string, unknown> | undefined,
+    meta: Record<string, unknown>,
+    options: { signal: AbortSignal; timeoutMs: number; onProgress?: (p: { progress: number; total?: number; message?: string }) => void },
+  ): Promise<CallToolResult> {
+    const params: Record<string, unknown> = { name, _meta: meta };
+    if (args !== undefined) params.arguments = args;
+    return this.#client.request({ method: 'tools/call', params }, {
+      signal: options.signal,
+      timeout: options.timeoutMs,
+      ...(options.onProgress ? { onprogress: options.onProgress } : {}),
+    }) as Promise<CallToolResult>;
+  }
+
+  /** Any other request (resources). */
+  request(method: 'resources/list' | 'resources/templates/list' | 'resources/read', params: Record<string, unknown>, signal: AbortSignal, timeoutMs: number): Promise<unknown> {
+    return this.#client.request({ method, params }, { signal, timeout: timeoutMs });
+  }
+
+  /** Closes the session; a stdio child gets SIGTERM, then SIGKILL. */
+  async close(): Promise<void> {
+    this.#closedByUs = true;
+    await this.#client.close().catch(() => undefined);
+  }
+
+  #transport(cwd: string, parentEnv: NodeJS.ProcessEnv): StdioClientTransport | StreamableHTTPClientTransport {
+    const t = this.config.transport;
+    if (t.type === 'stdio') {
+      const transport = new StdioClientTransport({ command: t.command, args: t.args, env: buildServerEnv(t, parentEnv), cwd: t.cwd ?? cwd, stderr: 'pipe' });
+      let partial = '';
+      transport.stderr?.on('data', (chunk: Buffer) => {
+        const lines = (partial + chunk.toString('utf8')).split('\n');
+        partial = lines.pop() ?? '';
+        this.#stderr.push(...lines);
+        if (this.#stderr.length > STDERR_TAIL_LINES) this.#stderr.splice(0, this.#stderr.length - STDERR_TAIL_LINES);
+      });
+      return transport;
+    }
+    const headers: Record<string, string> = { ...t.httpHeaders };
+    for (const [header, variable] of Object.entries(t.envHttpHeaders)) {
+      const value = parentEnv[variable];
+      if (value) headers[header] = value;
+    }
+    if (t.bearerTokenEnvVar !== null) {
+      const value = parentEnv[t.bearerTokenEnvVar];
+      if (value === undefined) throw new Error(`Environment variable ${t.bearerTokenEnvVar} for MCP server '${this.config.name}' is not set`);
+      if (value === '') throw new Error(`Environment variable ${t.bearerTokenEnvVar} for MCP server '${this.config.name}' is empty`);
+      headers.Authorization = `Bearer ${value}`;
+    }
+    return new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers } });
+  }
+
+  #exitText(): string {
+    const tail = this.stderrTail;
+    return `server exited${this.#exitCode !== null ? ` (code ${this.#exitCode})` : ''}${tail ? `; stderr: ${tail}` : ''}`;
+  }
+
+  #describeStartError(error: unknown): string {
+    const message = error instanceof Error ? error.message : String(error);
+    const t = this.config.transport;
+    if (t.type === 'stdio' && /ENOENT/.test(message)) return `No such file or directory (os error 2): ${t.command}`;
+    const tail = this.stderrTail;
+    const base = /closed/i.test(message) ? 'handshaking with MCP server failed: connection closed: initialize response' : `handshaking with MCP server failed: ${message}`;
+    return tail ? `${base}; stderr: ${tail}` : base;
+  }
+}
+
+/** Rejects as soon as `signal` aborts. */
+function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}

@@ -1,0 +1,168 @@
+/**
+ * MCP client end to end: real stdio servers (the npm everything server and a tiny node script)
+ * configured in config.toml, driven by real turns against the scripted model. Every child is
+ * killed by closing the engine.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { functionCall, text } from '@deputy/test-support';
+import { collect, startTestEngine, waitFor, type TestEngine, type TestEngineOptions } from '../helpers/engine.js';
+
+const require = createRequire(import.meta.url);
+const everythingPkg = require.resolve('@modelcontextprotocol/server-everything/package.json');
+const everythingBin = join(dirname(everythingPkg), (require(everythingPkg) as { bin: Record<string, string> }).bin['mcp-server-everything'] ?? '');
+const tiny = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'tiny-server.mjs');
+const node = JSON.stringify(process.execPath);
+
+const engines: TestEngine[] = [];
+afterEach(async () => {
+  for (const e of engines.splice(0)) await e.close();
+});
+
+async function open(servers: string, options: TestEngineOptions = {}, top = ''): Promise<TestEngine> {
+  const engine = await startTestEngine({ ...options, extraToml: `${top}\n${servers}` });
+  engines.push(engine);
+  return engine;
+}
+
+function outputOf(engine: TestEngine, callId: string): unknown {
+  for (const r of engine.server.requests) {
+    const items = (r.body as { input?: { type: string; call_id?: string; output?: unknown }[] }).input ?? [];
+    const found = items.find((i) => i.type === 'function_call_output' && i.call_id === callId);
+    if (found) return found.output;
+  }
+  return undefined;
+}
+
+const tinyServer = (name: string, extra = '', args = '') => `[mcp_servers.${name}]\ncommand = ${node}\nargs = [${JSON.stringify(tiny)}${args}]\n${extra}\n`;
+
+describe('MCP client', () => {
+  it('offers a namespace per ready server and runs a model-driven echo with the reference layout', async () => {
+    const engine = await open(`[mcp_servers.everything]\ncommand = ${node}\nargs = [${JSON.stringify(everythingBin)}, "stdio"]\nstartup_timeout_sec = 20\n`, {}, 'mcp_startup_grace_ms = 20000');
+    const call = functionCall('mcp__everything__echo', { message: 'hi' });
+    engine.server.enqueue({ output: [call] }, { output: [text('done')] });
+    const thread = await engine.manager.start({ cwd: engine.temp.cwd });
+    const events = collect(thread);
+    const turn = await thread.startTurn([{ type: 'text', text: 'echo hi' }]).done;
+    expect(turn.status).toBe('completed');
+
+    const tools = (engine.server.requests[0]?.body as { tools: { type: string; name: string; tools?: { name: string }[] }[] }).tools;
+    const ns = tools.find((t) => t.type === 'namespace');
+    expect(ns?.name).toBe('mcp__everything__');
+    expect(ns?.tools?.map((t) => t.name)).toContain('echo');
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['list_mcp_resources', 'list_mcp_resource_templates', 'read_mcp_resource']));
+
+    expect(outputOf(engine, call.callId)).toMatch(/^Wall time: \d+\.\d{4} seconds\nOutput:\n\[\{"type":"text","text":"Echo: hi"\}\]$/);
+    const done = events.find((e) => e.type === 'item.completed' && e.item.type === 'mcpToolCall');
+    expect(done).toMatchObject({ item: { type: 'mcpToolCall', server: 'everything', tool: 'echo', status: 'completed', arguments: { message: 'hi' } } });
+    expect(thread.mcpServerStatuses()).toMatchObject([{ name: 'everything', status: 'ready', error: null }]);
+  }, 30_000);
+
+  it('does not hold the first turn past the grace for a server that never starts', async () => {
+    const engine = await open(`[mcp_servers.sleepy]\ncommand = "sleep"\nargs = ["30"]\n`, {}, 'mcp_startup_grace_ms = 300');
+    engine.server.enqueue({ output: [text('hello')] });
+    const started = Date.now();
+    const thread = await engine.manager.start({ cwd: engine.temp.cwd });
+    expect(Date.now() - started).toBeLessThan(1000);
+    const events = collect(thread);
+    const turn = await thread.startTurn([{ type: 'text', text: 'hi' }]).done;
+    expect(turn.status).toBe('completed');
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(thread.mcpServerStatuses()).toMatchObject([{ name: 'sleepy', status: 'starting' }]);
+    await engine.manager.unload(thread.id);
+    expect(events.some((e) => e.type === 'mcp.serverStatus' && e.status === 'cancelled')).toBe(true);
+  }, 15_000);
+
+  it('fails thread start for a required server with its stderr tail', async () => {
+    const engine = await open(tinyServer('db', 'required = true', ', "--fail-start"'));
+    await expect(engine.manager.start({ cwd: engine.temp.cwd })).rejects.toThrow(
+      /required MCP servers failed to initialize: db: MCP client for `db` failed to start: MCP startup failed: .*tiny: cannot start: missing database/,
+    );
+    expect(engine.manager.loaded()).toHaveLength(0);
+  }, 15_000);
+
+  it('reports a bad server name as that server failing', async () => {
+    const engine = await open(`[mcp_servers."bad.name"]\ncommand = "true"\n${tinyServer('good')}`);
+    const thread = await engine.manager.start({ cwd: engine.temp.cwd });
+    await waitFor(() => thread.mcpServerStatuses().every((s) => s.status !== 'starting'));
+    const statuses = thread.mcpServerStatuses();
+    expect(statuses.find((s) => s.name === 'bad.name')).toMatchObject({
+      status: 'failed',
+      error: "MCP client for `bad.name` failed to start: MCP startup failed: Invalid MCP server name 'bad.name': must match pattern ^[a-zA-Z0-9_-]+$",
+    });
+    expect(statuses.find((s) => s.name === 'good')?.status).toBe('ready');
+  }, 15_000);
+
+  it('fails a call cleanly when the server crashes, and withdraws its tools', async () => {
+    const engine = await open(tinyServer('tiny', 'default_tools_approval_mode = "approve"'), {}, 'mcp_startup_grace_ms = 10000');
+    const call = functionCall('mcp__tiny__crash', {});
+    engine.server.enqueue({ output: [call] }, { output: [text('after crash')] });
+    const thread = await engine.manager.start({ cwd: engine.temp.cwd });
+    const events = collect(thread);
+    const turn = await thread.startTurn([{ type: 'text', text: 'crash it' }]).done;
+    expect(turn.status).toBe('completed');
+    expect(outputOf(engine, call.callId)).toMatch(/tool call error: tool call failed for `tiny\/crash`/);
+    expect(events.find((e) => e.type === 'item.completed' && e.item.type === 'mcpToolCall')).toMatchObject({ item: { status: 'failed' } });
+    await waitFor(() => thread.mcpServerStatuses()[0]?.status === 'failed');
+    const second = (engine.server.requests[1]?.body as { tools: { type: string }[] }).tools;
+    expect(second.some((t) => t.type === 'namespace')).toBe(false);
+  }, 15_000);
+
+  it('sends notifications/cancelled when a call times out', async () => {
+    const log = join(process.env.TMPDIR ?? '/tmp', `tiny-${process.pid}-${Date.now()}.log`);
+    const engine = await open(tinyServer('tiny', `tool_timeout_sec = 0.5\ndefault_tools_approval_mode = "approve"\nenv = { TINY_LOG = ${JSON.stringify(log)} }`), {}, 'mcp_startup_grace_ms = 10000');
+    const call = functionCall('mcp__tiny__slow', {});
+    engine.server.enqueue({ output: [call] }, { output: [text('ok')] });
+    const thread = await engine.manager.start({ cwd: engine.temp.cwd });
+    await thread.startTurn([{ type: 'text', text: 'slow' }]).done;
+    expect(outputOf(engine, call.callId)).toContain('timed out awaiting tools/call after 0.5s');
+    await waitFor(async () => (await readFile(log, 'utf8').catch(() => '')).includes('notifications/cancelled'));
+    const calls = (await readFile(log, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { call?: string; params?: { _meta?: Record<string, unknown> } });
+    const meta = calls.find((c) => c.call === 'slow')?.params?._meta;
+    expect(meta).toMatchObject({ threadId: thread.id, 'x-codex-turn-metadata': { thread_id: thread.id, session_id: thread.id, sandbox: 'none', model: 'gpt-5.2-codex' } });
+    expect(typeof meta?.progressToken).toBe('number');
+  }, 15_000);
+
+  it('declines a gated call at once under never (no prompt) and asks under untrusted', async () => {
+    const never = await open(tinyServer('tiny'), { approvalPolicy: 'never', sandbox: 'workspace-write' }, 'mcp_startup_grace_ms = 10000');
+    const call = functionCall('mcp__tiny__plain', { text: 'x' });
+    never.server.enqueue({ output: [call] }, { output: [text('ok')] });
+    const t1 = await never.manager.start({ cwd: never.temp.cwd });
+    await t1.startTurn([{ type: 'text', text: 'go' }]).done;
+    expect(outputOf(never, call.callId)).toContain('MCP tool call needs approval but the approval policy is never; allow it with approval_mode = \\"approve\\"');
+    expect(never.approvals.requests).toHaveLength(0);
+
+    const untrusted = await open(tinyServer('tiny'), { approvalPolicy: 'untrusted', sandbox: 'workspace-write' }, 'mcp_startup_grace_ms = 10000');
+    const asked: unknown[] = [];
+    untrusted.runtime.approvals.requestMcpToolCall = async (request) => {
+      asked.push(request);
+      return 'denied';
+    };
+    const call2 = functionCall('mcp__tiny__plain', { text: 'y' });
+    untrusted.server.enqueue({ output: [call2] }, { output: [text('ok')] });
+    const t2 = await untrusted.manager.start({ cwd: untrusted.temp.cwd });
+    await t2.startTurn([{ type: 'text', text: 'go' }]).done;
+    expect(asked).toMatchObject([{ kind: 'mcpToolCall', server: 'tiny', tool: 'plain', message: 'Allow the tiny MCP server to run tool "plain"?', canRemember: true }]);
+    expect(outputOf(untrusted, call2.callId)).toContain('user rejected MCP tool call');
+  }, 20_000);
+
+  it('gives the child no *_API_KEY of the parent, only the allow-list and env', async () => {
+    process.env.SECRET_TEST_API_KEY = 'leak';
+    try {
+      const engine = await open(tinyServer('tiny', 'default_tools_approval_mode = "approve"\nenv = { EXTRA = "1" }'), {}, 'mcp_startup_grace_ms = 10000');
+      const call = functionCall('mcp__tiny__env', {});
+      engine.server.enqueue({ output: [call] }, { output: [text('ok')] });
+      const thread = await engine.manager.start({ cwd: engine.temp.cwd });
+      await thread.startTurn([{ type: 'text', text: 'env' }]).done;
+      const out = String(outputOf(engine, call.callId));
+      expect(out).not.toContain('API_KEY');
+      expect(out).toContain('EXTRA');
+      expect(out).toContain('PATH');
+    } finally {
+      delete process.env.SECRET_TEST_API_KEY;
+    }
+  }, 15_000);
+});
