@@ -109,6 +109,7 @@ function projectMsgs(event: EngineEvent, turnId: string, ctx: ProjectionContext)
     case 'model.item':
       return [{ type: 'raw_response_item', item: event.item }];
     case 'mcp.serverStatus':
+    case 'mcp.toolCallProgress':
       // TODO(mcp): Codex reports MCP start-up as mcp_startup_update events; not projected yet.
       return [];
   }

@@ -143,6 +143,8 @@ const HANDLERS: { [T in EngineEvent['type']]: Handler<T> } = {
   'model.item': () => [],
   // TODO(mcp): project to mcpServer/startupStatus/updated once that notification is in the method table.
   'mcp.serverStatus': () => [],
+  // TODO(mcp): project to item/mcpToolCall/progress.
+  'mcp.toolCallProgress': () => [],
   'turn.completed': (view, event, turnId, nowMs) => {
     // Every item that was shown as started gets its item/completed before turn/completed.
     const out: Outbound[] = [...view.open.values()].map((open) =>

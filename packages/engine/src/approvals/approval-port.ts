@@ -3,13 +3,21 @@
  * door implements it: the app-server with server→client requests, the MCP server with
  * elicitation, the CLI on the terminal. The engine never knows which.
  */
-import type { ApprovalRequest, McpToolCallApprovalRequest, ReviewDecision } from '@deputy/protocol';
+import type { ApprovalRequest, McpElicitationRequest, McpElicitationResponse, McpToolCallApprovalRequest, ReviewDecision } from '@deputy/protocol';
 
 /** Where a request comes from, so the front door can route it to the right clients. */
 export interface ApprovalOrigin {
   threadId: string;
   turnId: string;
   /** Unique id of this approval (also carried by the approval events). */
+  approvalId: string;
+}
+
+/** Where an MCP elicitation comes from: a server may ask outside a turn (`turnId` null). */
+export interface ElicitationOrigin {
+  threadId: string;
+  turnId: string | null;
+  /** Unique id of this request. */
   approvalId: string;
 }
 
@@ -22,6 +30,11 @@ export interface ApprovalPort {
    * every such call (the engine answers `denied` without asking).
    */
   requestMcpToolCall?(request: McpToolCallApprovalRequest, origin: ApprovalOrigin, signal: AbortSignal): Promise<ReviewDecision>;
+  /**
+   * An MCP server's elicitation for the user. Optional: a front door that does not implement it
+   * makes the engine answer `decline` at once.
+   */
+  requestMcpElicitation?(request: McpElicitationRequest, origin: ElicitationOrigin, signal: AbortSignal): Promise<McpElicitationResponse>;
 }
 
 /** An ApprovalPort that answers every request with one fixed decision (CLI non-TTY, tests). */

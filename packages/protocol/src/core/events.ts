@@ -106,6 +106,31 @@ export const McpToolCallApprovalRequestSchema = z.object({
 });
 export type McpToolCallApprovalRequest = z.infer<typeof McpToolCallApprovalRequestSchema>;
 
+/**
+ * An MCP server's `elicitation/create` for the user (server-initiated, during a call or not).
+ * `form`: `requestedSchema` is the server's schema normalised to a flat object of primitive
+ * properties; `url`: the user is sent to `url`.
+ */
+export const McpElicitationRequestSchema = z.object({
+  kind: z.literal('mcpElicitation'),
+  /** The configured server name. */
+  server: z.string(),
+  message: z.string(),
+  mode: z.enum(['form', 'url']),
+  requestedSchema: z.record(z.string(), z.unknown()).nullable(),
+  url: z.string().nullable(),
+  /** The server's id for a url elicitation. */
+  elicitationId: z.string().nullable(),
+});
+export type McpElicitationRequest = z.infer<typeof McpElicitationRequestSchema>;
+
+/** The user's answer to an elicitation: the MCP `ElicitResult`. */
+export const McpElicitationResponseSchema = z.object({
+  action: z.enum(['accept', 'decline', 'cancel']),
+  content: z.record(z.string(), z.unknown()).nullable(),
+});
+export type McpElicitationResponse = z.infer<typeof McpElicitationResponseSchema>;
+
 /** Start-up status of a thread's MCP server. */
 export const McpServerStartupStatusSchema = z.enum(['starting', 'ready', 'failed', 'cancelled']);
 
@@ -150,6 +175,15 @@ export const EngineEventSchema = z.discriminatedUnion('type', [
   z.object({ ...base, type: z.literal('error'), error: TurnErrorSchema, willRetry: z.boolean() }),
   /** A configured MCP server of the thread changed status (`error` set when failed). */
   z.object({ ...base, type: z.literal('mcp.serverStatus'), server: z.string(), status: McpServerStartupStatusSchema, error: z.string().nullable() }),
+  /** Progress an MCP server reported for a running tool call (`itemId` is its mcpToolCall item); at most 10 a second per item. */
+  z.object({
+    ...base,
+    type: z.literal('mcp.toolCallProgress'),
+    itemId: z.string(),
+    progress: z.number(),
+    total: z.number().nullable(),
+    message: z.string().nullable(),
+  }),
   /** A raw Responses API item that went to or came from the model (for Codex's raw_response_item). */
   z.object({ ...base, type: z.literal('model.item'), item: z.record(z.string(), z.unknown()) }),
   /** The turn ended: completed, interrupted or failed. */
