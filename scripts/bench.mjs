@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const benchDir = path.join(root, 'scripts', 'bench');
-const ORDER = ['list', 'read', 'sandbox', 'mcp', 'app-server', 'turn-overhead'];
+const ORDER = ['list', 'read', 'sandbox', 'mcp', 'mcp-client', 'app-server', 'turn-overhead'];
 const REQUIRED_BUILD = ['packages/protocol/dist/index.js', 'packages/engine/dist/index.js', 'packages/test-support/dist/index.js'];
 
 // Names come first; everything from the first flag on is passed through (flag values included).

@@ -105,6 +105,10 @@ export interface ResolvedConfig {
   mcpServerConfigs: McpServerConfig[];
   /** `mcp_startup_grace_ms`: how long a turn waits for MCP servers still starting. */
   mcpStartupGraceMs: number;
+  /** `mcp_approval_timeout_sec` in ms (0: wait forever). */
+  mcpApprovalTimeoutMs: number;
+  /** `mcp_elicitation_timeout_sec` in ms (0: wait forever). */
+  mcpElicitationTimeoutMs: number;
   /** `[mcp_server]`: settings of Deputy's own MCP server; `{}` when absent. */
   mcpServer: Record<string, unknown>;
   /** No provider was configured and no OpenAI key was found, so the demo provider is used. */
@@ -170,6 +174,8 @@ export function resolveConfig(sources: ConfigSources): ResolvedConfig {
     mcpServers: (cfg.mcp_servers ?? {}) as Record<string, Record<string, unknown>>,
     mcpServerConfigs: mcpServersOf(cfg.mcp_servers ?? {}, sources.configPath, warnings),
     mcpStartupGraceMs: cfg.mcp_startup_grace_ms ?? DEFAULT_MCP_STARTUP_GRACE_MS,
+    mcpApprovalTimeoutMs: Math.round((cfg.mcp_approval_timeout_sec ?? 600) * 1000),
+    mcpElicitationTimeoutMs: Math.round((cfg.mcp_elicitation_timeout_sec ?? 600) * 1000),
     mcpServer: cfg.mcp_server ?? {},
     usingDemoFallback,
     warnings,

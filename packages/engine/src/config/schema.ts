@@ -76,6 +76,10 @@ const sharedShape = {
   mcp_server: TableSchema.optional(),
   /** How long a turn waits for MCP servers still starting (default 2000). */
   mcp_startup_grace_ms: z.int().min(0).optional(),
+  /** How long an MCP tool-call approval waits for an answer, then cancels (default 600; 0 = forever). */
+  mcp_approval_timeout_sec: z.number().min(0).optional(),
+  /** How long a server's elicitation waits for an answer, then answers `cancel` (default 600; 0 = forever). */
+  mcp_elicitation_timeout_sec: z.number().min(0).optional(),
 };
 
 /** `[profiles.<name>]`: a named set of keys that overlays the top level. */

@@ -2,11 +2,12 @@
  * One live connection to one configured MCP server, on the official client SDK: launch (stdio
  * with an allow-listed environment and a kept stderr tail, or Streamable HTTP with headers and a
  * bearer variable), the handshake with its start-up timeout, the tool listing (all pages), the
- * requests a server may send (roots, ping, elicitation declined) and its notifications. It does
+ * requests a server may send (roots, ping, elicitation handed to the owner) and its notifications. It does
  * not decide policy (approvals, naming, restarts); the manager does.
  */
 import { Client, StreamableHTTPClientTransport, type CallToolResult, type Tool } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { ChildProcess } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import type { McpServerConfig } from './config.js';
 
@@ -24,6 +25,8 @@ export interface ConnectionHooks {
   onLog(level: string, data: unknown): void;
   /** The roots to answer `roots/list` with. */
   roots(): { uri: string; name: string }[];
+  /** A server's `elicitation/create`; `signal` aborts when the server cancels or the connection ends. */
+  elicit(params: Record<string, unknown>, signal: AbortSignal): Promise<{ action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }>;
 }
 
 /** The environment of a stdio server: the allow-list, `env`, then `env_vars` (§2.2). */
@@ -51,7 +54,7 @@ export class McpConnection {
   readonly #client: Client;
   readonly #stderr: string[] = [];
   #closedByUs = false;
-  #exitCode: number | null = null;
+  #exitCode: number | string | null = null;
   tools: Tool[] = [];
 
   private constructor(
@@ -87,8 +90,10 @@ export class McpConnection {
     );
     const conn = new McpConnection(config, client);
     client.setRequestHandler('roots/list', async () => ({ roots: hooks.roots() }));
-    // TODO(mcp): forward elicitation/create through the ApprovalPort; declined for now.
-    client.setRequestHandler('elicitation/create', async () => ({ action: 'decline' as const }));
+    client.setRequestHandler('elicitation/create', async (request, ctx) => {
+      const answer = await hooks.elicit(request.params as Record<string, unknown>, ctx.mcpReq.signal);
+      return answer as never;
+    });
     client.setNotificationHandler('notifications/tools/list_changed', async () => hooks.onToolsChanged());
     client.setNotificationHandler('notifications/message', async (n) => hooks.onLog(n.params.level, n.params.data));
 
@@ -162,6 +167,15 @@ export class McpConnection {
     const t = this.config.transport;
     if (t.type === 'stdio') {
       const transport = new StdioClientTransport({ command: t.command, args: t.args, env: buildServerEnv(t, parentEnv), cwd: t.cwd ?? cwd, stderr: 'pipe' });
+      // The exit code for crash and handshake messages: the child is the transport's own field.
+      const start = transport.start.bind(transport);
+      transport.start = async () => {
+        await start();
+        const child = (transport as unknown as { _process?: ChildProcess })._process;
+        child?.once('exit', (code, sig) => {
+          this.#exitCode = code ?? (sig ? String(sig) : null);
+        });
+      };
       let partial = '';
       transport.stderr?.on('data', (chunk: Buffer) => {
         const lines = (partial + chunk.toString('utf8')).split('\n');
@@ -196,7 +210,8 @@ export class McpConnection {
     if (t.type === 'stdio' && /ENOENT/.test(message)) return `No such file or directory (os error 2): ${t.command}`;
     const tail = this.stderrTail;
     const base = /closed/i.test(message) ? 'handshaking with MCP server failed: connection closed: initialize response' : `handshaking with MCP server failed: ${message}`;
-    return tail ? `${base}; stderr: ${tail}` : base;
+    const code = this.#exitCode !== null ? `; exit code ${this.#exitCode}` : '';
+    return `${base}${code}${tail ? `; stderr: ${tail}` : ''}`;
   }
 }
 

@@ -33,9 +33,20 @@ export interface McpManagerOptions {
   /** How long a turn waits for servers still starting. */
   startupGraceMs: number;
   env?: NodeJS.ProcessEnv;
+  /** How long an MCP tool-call approval waits for an answer (0: forever). */
+  approvalTimeoutMs?: number;
+  /** Persists an "always" approval (`approval_mode = "approve"` for the tool) in the config. */
+  persistApproval?(server: string, tool: string): Promise<void>;
   onStatus?(status: { name: string; status: McpServerStatusValue; error: string | null }): void;
   onLog?(server: string, level: string, data: unknown): void;
 }
+
+/** Answers a server's `elicitation/create` (the thread's; without it every elicitation is declined). */
+export type McpElicitationHandler = (
+  server: string,
+  params: Record<string, unknown>,
+  signal: AbortSignal,
+) => Promise<{ action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }>;
 
 const BACKOFF_MS = [1000, 2000, 4000, 8000, 16000, 30000];
 const MAX_RESTARTS = 5;
@@ -57,6 +68,7 @@ interface ServerState {
 export class McpManager {
   readonly #servers = new Map<string, ServerState>();
   #onStatus: McpManagerOptions['onStatus'];
+  #onElicitation: McpElicitationHandler | undefined;
   #closed = false;
 
   constructor(readonly options: McpManagerOptions) {
@@ -72,6 +84,11 @@ export class McpManager {
   /** Sets who hears status changes (the thread, once it exists). */
   set onStatus(listener: McpManagerOptions['onStatus']) {
     this.#onStatus = listener;
+  }
+
+  /** Sets who answers server elicitations (the thread, once it exists). */
+  set onElicitation(handler: McpElicitationHandler | undefined) {
+    this.#onElicitation = handler;
   }
 
   /** Starts every enabled server (in parallel; returns at once). */
@@ -251,6 +268,7 @@ export class McpManager {
         onClosed: (reason) => this.#crashed(state, reason),
         onToolsChanged: () => void this.#relist(state),
         onLog: (level, data) => this.options.onLog?.(config.name, level, data),
+        elicit: (params, signal) => this.#onElicitation?.(config.name, params, signal) ?? Promise.resolve({ action: 'decline' as const }),
       },
       this.options.env ?? process.env,
       signal,

@@ -115,15 +115,16 @@ export class McpToolSource implements ToolSource {
       return fail(callError(server, tool, `MCP tool arguments must be a JSON object, got ${JSON.stringify(args)}`), 0);
     }
     const callStart = Date.now();
+    const progress = progressForwarder(ctx);
     try {
       const hints = this.manager.tool(server, tool)?.annotations;
       const result = await this.manager.callTool(server, tool, args as Record<string, unknown> | undefined, this.#meta(server, ctx), {
         signal: ctx.signal,
         isReadOnly: hints?.readOnlyHint === true,
         // A progress callback makes the SDK send a per-connection integer `progressToken`.
-        // TODO(mcp): forward progress to the front doors (throttled) once an event carries it.
-        onProgress: () => undefined,
+        onProgress: progress.push,
       });
+      progress.flush();
       const durationMs = Date.now() - callStart;
       const isError = result.isError === true;
       const itemResult = { content: result.content ?? [], structuredContent: result.structuredContent ?? null, _meta: result._meta ?? null };
@@ -132,8 +133,9 @@ export class McpToolSource implements ToolSource {
         hasOutputSchema: this.manager.tool(server, tool)?.outputSchema !== undefined,
         supportsImages: this.options.supportsImages ?? true,
       });
-      return { output: formatted.output, success: !isError, ...(formatted.images.length > 0 ? { images: formatted.images } : {}) };
+      return { output: formatted.output, success: !isError, ...(formatted.contentItems ? { contentItems: formatted.contentItems } : {}) };
     } catch (error) {
+      progress.flush();
       if (ctx.signal.aborted) throw error;
       return fail(callError(server, tool, error instanceof Error ? error.message : String(error)), Date.now() - callStart);
     }
@@ -165,9 +167,16 @@ export class McpToolSource implements ToolSource {
           toolTitle: raw?.title ?? null,
           toolDescription: raw?.description ?? null,
           canRemember: mode !== 'prompt',
-        })
+        }, this.manager.options.approvalTimeoutMs ?? 0)
       : 'denied';
-    if (answer === 'approved' || answer === 'approved_and_remember') return null;
+    if (answer === 'approved') return null;
+    if (answer === 'approved_and_remember') {
+      if (mode === 'prompt') return null;
+      // "Always": remembered now, and written to the config layer that defines the server.
+      this.#sessionApproved.add(key);
+      await this.manager.options.persistApproval?.(server, tool).catch(() => undefined);
+      return null;
+    }
     if (answer === 'approved_for_session') {
       if (mode !== 'prompt') this.#sessionApproved.add(key);
       return null;
@@ -203,4 +212,41 @@ function baseItem(id: string, server: string, tool: string, args: unknown): Extr
 /** The reference's error text for a failed call (first paragraph; never a backtrace). */
 function callError(server: string, tool: string, cause: string): string {
   return `tool call error: tool call failed for \`${server}/${tool}\`\n\nCaused by:\n    ${cause}`;
+}
+
+/** At most this many progress events per second per call; the last one is always delivered. */
+export const MCP_PROGRESS_PER_SECOND = 10;
+
+/**
+ * Turns a call's `notifications/progress` into `mcp.toolCallProgress` events, throttled: one
+ * at once, then at most one per 100 ms (the latest wins); `flush` delivers a held one (called
+ * before the item completes).
+ */
+export function progressForwarder(ctx: Pick<ToolContext, 'emit' | 'callId'>, now: () => number = Date.now): {
+  push(p: { progress: number; total?: number; message?: string }): void;
+  flush(): void;
+} {
+  const gap = 1000 / MCP_PROGRESS_PER_SECOND;
+  let last = -Infinity;
+  let held: { progress: number; total?: number; message?: string } | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  const send = (p: { progress: number; total?: number; message?: string }): void => {
+    last = now();
+    ctx.emit({ type: 'mcp.toolCallProgress', itemId: ctx.callId, progress: p.progress, total: p.total ?? null, message: p.message ?? null });
+  };
+  const flush = (): void => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    if (held) send(held);
+    held = null;
+  };
+  return {
+    push(p) {
+      const wait = last + gap - now();
+      if (wait <= 0 && !held) return send(p);
+      held = p;
+      timer ??= setTimeout(flush, Math.max(0, wait));
+    },
+    flush,
+  };
 }

@@ -65,7 +65,13 @@ function appendItem(messages: ChatCompletionMessageParam[], item: ResponseItem):
       return;
     case 'function_call_output':
     case 'custom_tool_call_output':
-      messages.push({ role: 'tool', tool_call_id: item.call_id, content: item.output });
+      if (typeof item.output === 'string') {
+        messages.push({ role: 'tool', tool_call_id: item.call_id, content: item.output });
+        return;
+      }
+      // Chat tool messages carry text only: the text parts go there, the images follow as a user message.
+      messages.push({ role: 'tool', tool_call_id: item.call_id, content: item.output.flatMap((p) => (p.type === 'input_text' ? [p.text] : [])).join('\n') });
+      if (item.output.some((p) => p.type === 'input_image')) messages.push({ role: 'user', content: userContent(item.output.filter((p) => p.type === 'input_image')) });
       return;
     case 'reasoning':
       return;

@@ -9,7 +9,7 @@ import type { ReasoningEffort, ReasoningSummary, TokenUsage, TurnError } from '@
 export type ResponseItem =
   | { type: 'message'; id?: string; role: 'user' | 'assistant' | 'developer' | 'system'; content: ResponseContent[]; phase?: string }
   | { type: 'function_call'; id?: string; call_id: string; name: string; arguments: string; namespace?: string }
-  | { type: 'function_call_output'; call_id: string; output: string }
+  | { type: 'function_call_output'; call_id: string; output: string | FunctionOutputContent[] }
   | { type: 'custom_tool_call'; id?: string; call_id: string; name: string; input: string }
   | { type: 'custom_tool_call_output'; call_id: string; output: string }
   | { type: 'reasoning'; id?: string; summary: { type: 'summary_text'; text: string }[]; content?: { type: 'reasoning_text'; text: string }[]; encrypted_content?: string | null };
@@ -19,6 +19,12 @@ export type ResponseContent =
   | { type: 'input_text'; text: string }
   | { type: 'output_text'; text: string }
   | { type: 'input_image'; image_url: string; detail?: 'auto' | 'low' | 'high' };
+
+/**
+ * Content items of an array-valued `function_call_output.output` (MCP results with images, as
+ * the reference sends them).
+ */
+export type FunctionOutputContent = { type: 'input_text'; text: string } | { type: 'input_image'; image_url: string; detail?: 'auto' | 'low' | 'high' };
 
 /** A JSON-argument function tool. */
 export type FunctionToolSpec = { type: 'function'; name: string; description: string; parameters: Record<string, unknown>; strict: boolean };

@@ -35,6 +35,7 @@ import { updatePlanTool } from '../tools/update-plan/update-plan.js';
 import { viewImageTool } from '../tools/view-image/view-image.js';
 import { McpManager } from '../mcp/manager.js';
 import { McpToolSource } from '../mcp/mcp-tools.js';
+import { persistToolApproval } from '../mcp/persist-approval.js';
 import { DEFAULT_PROJECT_DOC_MAX_BYTES } from './context.js';
 import { sandboxPolicyFromMode, type ThreadSettings } from './settings.js';
 import type { ModelInfo, StartThreadOptions, ThreadDeps } from './thread-types.js';
@@ -286,6 +287,11 @@ export class EngineRuntime {
       writableRoots: options.writableRoots ?? [],
       version: DEPUTY_VERSION,
       startupGraceMs: this.#config.mcpStartupGraceMs ?? 2000,
+      approvalTimeoutMs: this.#config.mcpApprovalTimeoutMs,
+      persistApproval: async (server, tool) => {
+        await persistToolApproval(this.#config.configPath, server, tool);
+      },
+      onLog: mcpDebugLog,
     });
     tools.addSource(new McpToolSource(mcp));
     return {
@@ -394,4 +400,13 @@ function connect(config: ResolvedConfig, local: LocalServers): ModelClient | Mis
     if (e instanceof MissingApiKeyError || e instanceof ConfigError) return e;
     throw e;
   }
+}
+
+/**
+ * A server's logging notification, to the debug log: stderr (never stdout, which may carry a
+ * protocol) when `DEPUTY_LOG=debug`.
+ */
+function mcpDebugLog(server: string, level: string, data: unknown): void {
+  if (process.env.DEPUTY_LOG?.trim().toLowerCase() !== 'debug') return;
+  process.stderr.write(`deputy mcp debug: server ${server} ${level}: ${JSON.stringify(data)}\n`);
 }

@@ -18,6 +18,7 @@ import type { EngineRuntime } from './runtime.js';
 import { messageTurns, replayRollout, RESUME_LINES, scanRolloutHead } from './replay.js';
 import type { RolloutSink } from './rollout-sink.js';
 import { applyTurnOverrides, sandboxModeOf, sandboxPolicyFromMode, type ThreadSettings, type TurnOverrides } from './settings.js';
+import { runElicitation } from '../mcp/elicitation.js';
 import { Thread } from './thread.js';
 import type { StartThreadOptions, ThreadMeta, TurnRecord } from './thread-types.js';
 
@@ -343,6 +344,19 @@ export class ThreadManager {
     });
     // MCP servers start with the thread, in the background; their status changes are thread events.
     services.mcp.onStatus = (s) => thread.emit(null, { type: 'mcp.serverStatus', server: s.name, status: s.status === 'disabled' ? 'cancelled' : s.status, error: s.error });
+    // A server's elicitation goes to this thread's port, correlated with the running turn if any.
+    services.mcp.onElicitation = (server, params, signal) => {
+      const turn = thread.activeTurn;
+      const settings = turn?.settings ?? thread.settings;
+      return runElicitation(server, params, signal, {
+        port: thread.deps.approvals,
+        origin: { threadId: thread.id, turnId: turn?.id ?? null, approvalId: uuidv7() },
+        policy: settings.approvalPolicy,
+        sandbox: settings.sandboxPolicy,
+        turnSignal: turn?.controller.signal ?? null,
+        timeoutMs: this.runtime.config.mcpElicitationTimeoutMs,
+      });
+    };
     services.mcp.start();
     thread.events.subscribe((event) => this.events.emit({ type: 'thread.event', event }));
     this.#loaded.set(meta.id, thread);

@@ -6,6 +6,7 @@
  * for it; the turn loop itself lives in turn-runner.ts.
  */
 import { v7 as uuidv7 } from 'uuid';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { McpServerConfig } from '../mcp/config.js';
 import type { McpServerStatus } from '../mcp/manager.js';
 import type { ApprovalRequest, EngineEvent, EngineEventBody, ReviewDecision, ThreadTokenUsage, TurnInfo, UserInput } from '@deputy/protocol';
@@ -346,6 +347,28 @@ export class Thread {
    */
   reloadMcpServers(servers: McpServerConfig[]): Promise<void> {
     return this.deps.mcp?.reload(servers) ?? Promise.resolve();
+  }
+
+  /** A configured MCP server's config (undefined when this thread has no such server). */
+  mcpServerConfig(server: string): McpServerConfig | undefined {
+    return this.deps.mcp?.config(server);
+  }
+
+  /** The capabilities a ready MCP server declared (`{}` otherwise). */
+  mcpServerCapabilities(server: string): Record<string, unknown> {
+    return this.deps.mcp?.capabilities(server) ?? {};
+  }
+
+  /** A direct `tools/call` on a ready server's live connection: no approval, no item (`mcpServer/tool/call`). */
+  callMcpTool(server: string, tool: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+    if (!this.deps.mcp) return Promise.reject(new Error(`unknown MCP server '${server}'`));
+    return this.deps.mcp.callTool(server, tool, args, meta, { signal });
+  }
+
+  /** A resource request (`resources/list`, `resources/templates/list`, `resources/read`) to a ready server. */
+  mcpRequest(server: string, method: 'resources/list' | 'resources/templates/list' | 'resources/read', params: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+    if (!this.deps.mcp) return Promise.reject(new Error(`unknown MCP server '${server}'`));
+    return this.deps.mcp.request(server, method, params, signal);
   }
 
   #persist(event: EngineEvent): void {

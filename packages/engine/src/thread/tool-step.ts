@@ -6,7 +6,7 @@
  */
 import type { McpToolCallApprovalRequest, ReviewDecision, ThreadItem } from '@deputy/protocol';
 import { v7 as uuidv7 } from 'uuid';
-import type { ResponseItem } from '../model/types.js';
+import type { FunctionOutputContent, ResponseItem } from '../model/types.js';
 import type { ToolContext, ToolOutput } from '../tools/types.js';
 import { raceAbort } from './race-abort.js';
 import type { ToolCall, TurnScope } from './turn-scope.js';
@@ -33,7 +33,7 @@ export function toolContext(scope: TurnScope, call: ToolCall, openItems: Map<str
       scope.emit(event);
     },
     requestApproval: (request) => scope.requestApproval(request),
-    requestMcpApproval: (request) => askMcpApproval(scope, request),
+    requestMcpApproval: (request, timeoutMs) => askMcpApproval(scope, request, timeoutMs),
     model: turn.settings.model,
     turnStartedAtMs: turn.startedAtMs,
   };
@@ -41,13 +41,15 @@ export function toolContext(scope: TurnScope, call: ToolCall, openItems: Map<str
 
 /**
  * Asks the thread's port about an MCP tool call. A port without `requestMcpToolCall` (a front
- * door that does not know the kind yet) declines; an abort settles as `abort`.
+ * door that does not know the kind yet) declines; an abort or the answer timeout settles as `abort`.
  */
-async function askMcpApproval(scope: TurnScope, request: McpToolCallApprovalRequest): Promise<ReviewDecision> {
+async function askMcpApproval(scope: TurnScope, request: McpToolCallApprovalRequest, timeoutMs = 0): Promise<ReviewDecision> {
   const port = scope.deps.approvals;
-  const signal = scope.turn.controller.signal;
+  const turnSignal = scope.turn.controller.signal;
   if (!port?.requestMcpToolCall) return 'denied';
   const origin = { threadId: scope.threadId, turnId: scope.turn.id, approvalId: uuidv7() };
+  // The answer timeout (B2) withdraws the request like an interrupt does, and cancels the call.
+  const signal = timeoutMs > 0 ? AbortSignal.any([turnSignal, AbortSignal.timeout(timeoutMs)]) : turnSignal;
   try {
     return await raceAbort(port.requestMcpToolCall(request, origin, signal), signal);
   } catch {
@@ -69,7 +71,8 @@ export function runTool(scope: TurnScope, call: ToolCall, openItems: Map<string,
 }
 
 /** The output item answering `call`. */
-export function toolOutputItem(call: ToolCall, output: string): ResponseItem {
+export function toolOutputItem(call: ToolCall, output: string, contentItems?: FunctionOutputContent[]): ResponseItem {
+  if (contentItems && call.type === 'function_call') return { type: 'function_call_output', call_id: call.call_id, output: contentItems };
   return { type: call.type === 'function_call' ? 'function_call_output' : 'custom_tool_call_output', call_id: call.call_id, output };
 }
 

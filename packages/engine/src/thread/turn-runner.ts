@@ -173,8 +173,8 @@ function completeOutputItem(scope: TurnScope, item: ResponseItem, started: Reado
 async function runToolCall(scope: TurnScope, call: ToolCall, state: TurnState): Promise<void> {
   const result = await runTool(scope, call, state.openItems, () => state.ended);
   state.openCalls.delete(call.call_id);
-  scope.record(toolOutputItem(call, result.output));
-  if (result.images?.length) {
+  scope.record(toolOutputItem(call, result.output, result.contentItems));
+  if (result.images?.length && !(result.contentItems && call.type === 'function_call')) {
     scope.record({ type: 'message', role: 'user', content: result.images.map((url) => ({ type: 'input_image' as const, image_url: url })) });
   }
 }

@@ -4,7 +4,7 @@
  * (`ToolError`); only `FatalToolError` ends the turn.
  */
 import type { ApprovalPolicy, ApprovalRequest, EngineEventBody, McpToolCallApprovalRequest, ReviewDecision, SandboxPolicy } from '@deputy/protocol';
-import type { ToolSpec } from '../model/types.js';
+import type { FunctionOutputContent, ToolSpec } from '../model/types.js';
 
 /** What a tool call returns to the model. */
 export interface ToolOutput {
@@ -14,6 +14,11 @@ export interface ToolOutput {
   success: boolean;
   /** Images (data URLs) to attach to the next model request, after this output. */
   images?: string[];
+  /**
+   * The output as content items (text and images) for an array-valued `function_call_output`
+   * (MCP results with images); `output` stays the text form for front doors and other wires.
+   */
+  contentItems?: FunctionOutputContent[];
 }
 
 /** Services shared by the tools of one thread. Kept abstract so tools stay testable. */
@@ -36,8 +41,11 @@ export interface ToolContext {
   emit(event: EngineEventBody): void;
   /** Asks the front door for a decision (through the thread's ApprovalPort), emitting the events. */
   requestApproval(request: ApprovalRequest): Promise<ReviewDecision>;
-  /** Asks the front door about an MCP tool call; `denied` at once when the port cannot ask. */
-  requestMcpApproval?(request: McpToolCallApprovalRequest): Promise<ReviewDecision>;
+  /**
+   * Asks the front door about an MCP tool call; `denied` at once when the port cannot ask;
+   * `abort` when `timeoutMs` (> 0) passes without an answer (the request is withdrawn).
+   */
+  requestMcpApproval?(request: McpToolCallApprovalRequest, timeoutMs?: number): Promise<ReviewDecision>;
   /** The turn's model slug (MCP `_meta`). */
   readonly model?: string;
   /** When the turn started (MCP `_meta`). */
