@@ -12,6 +12,7 @@ import type { Connection, HandlerContext } from '@deputy/rpc/core';
 import type { ClientApprovals } from './client-approvals.js';
 import type { ConnectionState } from './connection-state.js';
 import type { AppLogger } from './logger.js';
+import type { McpState } from './mcp-state.js';
 import type { ModelCatalog } from './model-catalog.js';
 import type { Router } from './router.js';
 
@@ -23,6 +24,8 @@ export interface AppContext {
   readonly config: ResolvedConfig;
   readonly router: Router;
   readonly approvals: ClientApprovals;
+  /** MCP reloads staged for loaded threads and the tools servers listed last. */
+  readonly mcp: McpState;
   /** The catalogue of the config the engine opened with (`model/list` follows later configs). */
   readonly models: ModelCatalog;
   readonly logger: AppLogger;

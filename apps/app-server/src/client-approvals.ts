@@ -7,14 +7,23 @@
  * request goes on with the remaining holders, then with a subscriber that does not have it yet, and
  * resolves as `cancel` when nobody is left, so a turn never hangs on a vanished client. A new
  * subscriber (thread/resume) is offered pending requests after its response.
+ *
+ * MCP (../shared/spec/mcp-client.md §5.2, §6.1): a model-driven tool call is approved through
+ * `mcpServer/elicitation/request` with `_meta.codex_approval_kind = "mcp_tool_call"` (the
+ * reference's default path), and a server's own elicitation is forwarded as the same request. The
+ * engine emits no approval event for either, so this module announces the wait itself:
+ * `thread/status/changed` with `waitingOnApproval` before the request, `serverRequest/resolved`
+ * and the status again after the answer. Nobody left to ask cancels the call (declines the
+ * elicitation with `cancel`), as does the turn's abort.
  */
-import type { ApprovalRequest, ReviewDecision } from '@deputy/protocol';
+import type { ApprovalRequest, McpElicitationRequest, McpElicitationResponse, McpToolCallApprovalRequest, ReviewDecision } from '@deputy/protocol';
 import { AppServer } from '@deputy/protocol';
-import type { ApprovalOrigin, ApprovalPort } from '@deputy/engine';
+import type { ApprovalOrigin, ApprovalPort, ElicitationOrigin } from '@deputy/engine';
 import { RpcError } from '@deputy/rpc/core';
 import type { ConnectionState, SentRequest } from './connection-state.js';
 import type { AppLogger } from './logger.js';
 import { commandActionsOf, commandLineOf } from './project/items.js';
+import { beginFrontDoorWait, endFrontDoorWait } from './project/notifications.js';
 import type { ResolvedRequestSource, Router } from './router.js';
 
 type ExecRequest = Extract<ApprovalRequest, { kind: 'exec' }>;
@@ -23,20 +32,39 @@ type PatchRequest = Extract<ApprovalRequest, { kind: 'patch' }>;
 /** A request being offered to a thread's subscribers. */
 type Offer =
   | { method: 'item/commandExecution/requestApproval'; params: AppServer.CommandExecutionRequestApprovalParams }
-  | { method: 'item/fileChange/requestApproval'; params: AppServer.FileChangeRequestApprovalParams };
+  | { method: 'item/fileChange/requestApproval'; params: AppServer.FileChangeRequestApprovalParams }
+  | { method: 'mcpServer/elicitation/request'; params: AppServer.McpServerElicitationRequestParams };
+
+/** How a request settles: from the client's result, on an error answer, when nobody is left or the turn aborts. */
+interface Answers<T> {
+  /** Turns the client's result into the engine's answer. */
+  readonly decide: (result: unknown) => T;
+  /** The client answered with a JSON-RPC error. */
+  readonly onError: T;
+  /** Nobody is left to ask, or the engine aborted. */
+  readonly onAbort: T;
+}
 
 interface Pending {
   readonly threadId: string;
   readonly offer: Offer;
-  /** Turns the client's result into the engine's decision. */
-  readonly decide: (result: unknown) => ReviewDecision;
+  readonly answers: Answers<unknown>;
   /** Holders: connections that received the request and have not given it back. */
   readonly sent: Map<ConnectionState, SentRequest & { controller: AbortController }>;
   /** Every connection that ever received it (for `serverRequest/resolved`). */
   readonly ids: Map<ConnectionState, number>;
   isSettled: boolean;
-  settle(decision: ReviewDecision): void;
+  settle(answer: unknown): void;
 }
+
+const EXEC_ANSWERS: Answers<ReviewDecision> = { decide: execDecisionOf, onError: 'denied', onAbort: 'abort' };
+const PATCH_ANSWERS: Answers<ReviewDecision> = { decide: patchDecisionOf, onError: 'denied', onAbort: 'abort' };
+const MCP_TOOL_CALL_ANSWERS: Answers<ReviewDecision> = { decide: mcpToolCallDecisionOf, onError: 'denied', onAbort: 'abort' };
+const ELICITATION_ANSWERS: Answers<McpElicitationResponse> = {
+  decide: elicitationAnswerOf,
+  onError: { action: 'decline', content: null },
+  onAbort: { action: 'cancel', content: null },
+};
 
 /** Wire decision of a command approval → the engine's decision. */
 export function execDecisionOf(result: unknown): ReviewDecision {
@@ -54,6 +82,53 @@ export function patchDecisionOf(result: unknown): ReviewDecision {
 }
 
 const DECISIONS = { accept: 'approved', acceptForSession: 'approved_for_session', decline: 'denied', cancel: 'abort' } as const;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Answer to an MCP tool-call approval → the engine's decision (§5.2): accept runs once, or is
+ * remembered for the thread (`_meta.persist = "session"`) or in config (`"always"`); decline and
+ * cancel do not run; anything else declines.
+ */
+export function mcpToolCallDecisionOf(result: unknown): ReviewDecision {
+  const parsed = AppServer.McpServerElicitationRequestResultSchema.safeParse(result);
+  if (!parsed.success) return 'denied';
+  const { action, _meta: meta } = parsed.data;
+  if (action === 'decline') return 'denied';
+  if (action === 'cancel') return 'abort';
+  const persist = isRecord(meta) ? meta.persist : undefined;
+  if (persist === 'session') return 'approved_for_session';
+  if (persist === 'always') return 'approved_and_remember';
+  return 'approved';
+}
+
+/** Answer to a server's elicitation → what the server receives (§6.1): a malformed answer declines. */
+export function elicitationAnswerOf(result: unknown): McpElicitationResponse {
+  const parsed = AppServer.McpServerElicitationRequestResultSchema.safeParse(result);
+  if (!parsed.success) return { action: 'decline', content: null };
+  const { action, content } = parsed.data;
+  if (action !== 'accept') return { action, content: null };
+  if (content !== undefined && content !== null && !isRecord(content)) return { action: 'decline', content: null };
+  return { action, content: content ?? {} };
+}
+
+/** The `_meta` of a tool-call approval request, in the reference's key order. */
+export function mcpToolCallApprovalMeta(request: McpToolCallApprovalRequest): Record<string, unknown> {
+  const args = isRecord(request.arguments) ? request.arguments : {};
+  const display = Object.keys(args)
+    .sort()
+    .map((name) => ({ name, value: args[name], display_name: name }));
+  return {
+    codex_approval_kind: 'mcp_tool_call',
+    ...(request.canRemember ? { persist: ['session', 'always'] } : {}),
+    ...(request.toolTitle !== null ? { tool_title: request.toolTitle } : {}),
+    ...(request.toolDescription !== null ? { tool_description: request.toolDescription } : {}),
+    tool_params: request.arguments ?? {},
+    tool_params_display: display,
+  };
+}
 
 /** See the module comment. */
 export class ClientApprovals implements ApprovalPort, ResolvedRequestSource {
@@ -78,7 +153,7 @@ export class ClientApprovals implements ApprovalPort, ResolvedRequestSource {
       ...(prefix ? { proposedExecpolicyAmendment: prefix } : {}),
       availableDecisions: ['accept', ...(prefix ? [{ acceptWithExecpolicyAmendment: { execpolicy_amendment: prefix } }] : []), 'cancel'],
     };
-    return this.#ask(origin, { method: 'item/commandExecution/requestApproval', params }, signal, execDecisionOf);
+    return this.#ask(origin, { method: 'item/commandExecution/requestApproval', params }, signal, EXEC_ANSWERS);
   }
 
   requestPatch(request: PatchRequest, origin: ApprovalOrigin, signal: AbortSignal): Promise<ReviewDecision> {
@@ -90,7 +165,29 @@ export class ClientApprovals implements ApprovalPort, ResolvedRequestSource {
       reason: request.reason,
       grantRoot: request.grantRoot,
     };
-    return this.#ask(origin, { method: 'item/fileChange/requestApproval', params }, signal, patchDecisionOf);
+    return this.#ask(origin, { method: 'item/fileChange/requestApproval', params }, signal, PATCH_ANSWERS);
+  }
+
+  requestMcpToolCall(request: McpToolCallApprovalRequest, origin: ApprovalOrigin, signal: AbortSignal): Promise<ReviewDecision> {
+    const params: AppServer.McpServerElicitationRequestParams = {
+      threadId: origin.threadId,
+      turnId: origin.turnId,
+      serverName: request.server,
+      mode: 'form',
+      _meta: mcpToolCallApprovalMeta(request),
+      message: request.message,
+      requestedSchema: { type: 'object', properties: {} },
+    };
+    return this.#ask(origin, { method: 'mcpServer/elicitation/request', params }, signal, MCP_TOOL_CALL_ANSWERS, request.callId);
+  }
+
+  requestMcpElicitation(request: McpElicitationRequest, origin: ElicitationOrigin, signal: AbortSignal): Promise<McpElicitationResponse> {
+    const base = { threadId: origin.threadId, turnId: origin.turnId, serverName: request.server, _meta: null, message: request.message };
+    const params: AppServer.McpServerElicitationRequestParams =
+      request.mode === 'url'
+        ? { ...base, mode: 'url', url: request.url ?? '', elicitationId: request.elicitationId ?? '' }
+        : { ...base, mode: 'form', requestedSchema: request.requestedSchema ?? { type: 'object', properties: {} } };
+    return this.#ask(origin, { method: 'mcpServer/elicitation/request', params }, signal, ELICITATION_ANSWERS, '');
   }
 
   /** Sends the thread's pending requests to a connection that just subscribed. */
@@ -118,28 +215,34 @@ export class ClientApprovals implements ApprovalPort, ResolvedRequestSource {
     return this.router.viewOf(threadId).startedAtMs.get(itemId) ?? Date.now();
   }
 
-  #ask(origin: ApprovalOrigin, offer: Offer, signal: AbortSignal, decide: (result: unknown) => ReviewDecision): Promise<ReviewDecision> {
-    return new Promise<ReviewDecision>((resolve) => {
-      const onAbort = (): void => pending.settle('abort');
+  /**
+   * Offers a request to the thread's subscribers until one answers. `waitItem` is set for the
+   * requests the front door announces itself (MCP): the item the wait is about, '' for none.
+   */
+  #ask<T>(origin: ApprovalOrigin | ElicitationOrigin, offer: Offer, signal: AbortSignal, answers: Answers<T>, waitItem?: string): Promise<T> {
+    return new Promise<T>((resolve) => {
+      const onAbort = (): void => pending.settle(answers.onAbort);
       const pending: Pending = {
         threadId: origin.threadId,
         offer,
-        decide,
+        answers,
         sent: new Map(),
         ids: new Map(),
         isSettled: false,
-        settle: (decision) => {
+        settle: (answer) => {
           if (pending.isSettled) return;
           pending.isSettled = true;
           signal.removeEventListener('abort', onAbort);
           for (const held of pending.sent.values()) held.controller.abort(new Error('resolved'));
           pending.sent.clear();
-          resolve(decision);
+          if (waitItem !== undefined) this.router.publish(origin.threadId, endFrontDoorWait(this.router.viewOf(origin.threadId), origin.approvalId));
+          resolve(answer as T);
         },
       };
       this.#pending.set(origin.approvalId, pending);
-      if (signal.aborted) return pending.settle('abort');
+      if (signal.aborted) return pending.settle(answers.onAbort);
       signal.addEventListener('abort', onAbort, { once: true });
+      if (waitItem !== undefined) this.router.publish(origin.threadId, beginFrontDoorWait(this.router.viewOf(origin.threadId), origin.approvalId, waitItem));
       // Sent through the thread's delivery so the request follows the item/started before it.
       this.router.deliver(origin.threadId, () => this.#reassign(pending));
     });
@@ -152,12 +255,12 @@ export class ClientApprovals implements ApprovalPort, ResolvedRequestSource {
     pending.sent.set(state, { ...sent, controller });
     pending.ids.set(state, sent.id);
     sent.result.then(
-      (result) => pending.settle(pending.decide(result)),
+      (result) => pending.settle(pending.answers.decide(result)),
       (error: unknown) => {
         if (pending.isSettled) return;
         if (error instanceof RpcError) {
           // The client answered with an error: treat it like an unparsable answer, as a decline.
-          pending.settle('denied');
+          pending.settle(pending.answers.onError);
           return;
         }
         pending.sent.delete(state);
@@ -173,6 +276,6 @@ export class ClientApprovals implements ApprovalPort, ResolvedRequestSource {
     for (const state of this.router.subscribersOf(pending.threadId)) {
       if (!pending.ids.has(state)) this.#sendTo(pending, state);
     }
-    if (pending.sent.size === 0) pending.settle('abort');
+    if (pending.sent.size === 0) pending.settle(pending.answers.onAbort);
   }
 }

@@ -16,6 +16,7 @@ import { catalogHandlers } from './handlers/catalog.js';
 import { commandHandlers } from './handlers/command.js';
 import { fsHandlers } from './handlers/fs.js';
 import { fuzzySearchHandlers } from './handlers/fuzzy-search.js';
+import { mcpHandlers } from './handlers/mcp.js';
 import { configHandlers } from './handlers/config.js';
 import { modelHandlers } from './handlers/model.js';
 import { reviewHandlers } from './handlers/review.js';
@@ -26,6 +27,7 @@ import { turnHandlers } from './handlers/turn.js';
 import { turnsListHandlers } from './handlers/turns-list.js';
 import type { Handlers } from './handlers/types.js';
 import type { AppLogger } from './logger.js';
+import { McpState } from './mcp-state.js';
 import { ModelCatalog } from './model-catalog.js';
 import { createThreadView, projectEvent } from './project/notifications.js';
 import type { Router } from './router.js';
@@ -67,6 +69,7 @@ export async function openEngineServices(options: EngineServicesOptions): Promis
     },
     router,
     approvals,
+    mcp: new McpState(),
     models: new ModelCatalog(config, logger),
     logger,
     cwd: options.cwd,
@@ -86,6 +89,7 @@ export async function openEngineServices(options: EngineServicesOptions): Promis
     ...fsHandlers(app),
     ...fuzzySearchHandlers(app),
     ...commandHandlers(app),
+    ...mcpHandlers(app),
   };
   return {
     app,

@@ -13,6 +13,7 @@ import type { AppServer } from '@deputy/protocol';
 import { afterResponseOn, type AppContext } from '../app-context.js';
 import type { ConnectionState } from '../connection-state.js';
 import { threadStarted, threadStatusChanged, tokenUsageReplay } from '../project/lifecycle.js';
+import { startupStatusReplay } from '../project/notifications.js';
 import { projectSession, projectThread, projectTurns } from '../project/threads.js';
 import { noRollout, orNotFound, parseThreadId, rejectEphemeral } from './common.js';
 import { threadOptions } from './thread-options.js';
@@ -51,7 +52,8 @@ export function threadHandlers(app: AppContext): Handlers {
       const thread = await app.manager.start({ cwd: app.cwd, ...threadOptions(app, params) });
       app.router.subscribe(thread.id, app.stateOf(ctx.connection));
       const result = sessionResult(app, thread, []);
-      afterResponseOn(app, ctx, thread.id, () => app.router.publish(thread.id, [threadStarted(result.thread)]));
+      const mcp = startupStatusReplay(thread.id, thread.mcpServerStatuses());
+      afterResponseOn(app, ctx, thread.id, () => app.router.publish(thread.id, [threadStarted(result.thread), ...mcp]));
       return result;
     },
     'thread/resume': async (params, ctx) => {
@@ -65,7 +67,9 @@ export function threadHandlers(app: AppContext): Handlers {
       // As the reference does, a resumed thread shows its conversation (user and agent messages);
       // thread/read gives every item. This keeps resuming a huge thread cheap.
       const turns = thread.messageTurns();
+      const mcp = wasLoaded ? [] : startupStatusReplay(threadId, thread.mcpServerStatuses());
       afterResponseOn(app, ctx, threadId, () => {
+        app.router.publish(threadId, mcp);
         replayUsage(app, thread, state, turns.at(-1)?.info.id);
         app.approvals.offerPending(threadId, state);
       });
@@ -79,9 +83,10 @@ export function threadHandlers(app: AppContext): Handlers {
       const state = app.stateOf(ctx.connection);
       app.router.subscribe(thread.id, state);
       const result = sessionResult(app, thread, params.excludeTurns === true ? [] : projectTurns(thread.turns));
+      const mcp = startupStatusReplay(thread.id, thread.mcpServerStatuses());
       afterResponseOn(app, ctx, thread.id, () => {
         replayUsage(app, thread, state, thread.turns.at(-1)?.info.id);
-        app.router.publish(thread.id, [threadStarted({ ...result.thread, turns: [] })]);
+        app.router.publish(thread.id, [threadStarted({ ...result.thread, turns: [] }), ...mcp]);
       });
       return result;
     },

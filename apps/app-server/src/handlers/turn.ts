@@ -34,6 +34,9 @@ export function turnHandlers(app: AppContext): Handlers {
       refuseWhileRunning(thread);
       const release = app.router.hold(thread.id);
       afterResponse(ctx, release);
+      // A staged config/mcpServer/reload applies now; its status events follow the response.
+      await app.mcp.applyReload(thread);
+      refuseWhileRunning(thread);
       const { turnId } = thread.startTurn(input, overrides);
       return { turn: newTurn(turnId) };
     },

@@ -43,11 +43,12 @@ export function projectUserInput(input: EngineInput): AppServer.UserInput {
   return input.type === 'text' ? { type: 'text', text: input.text, text_elements: input.text_elements ?? [] } : input;
 }
 
-function mcpResult(result: unknown): { content: unknown[]; structuredContent?: unknown } | null {
+/** An MCP `CallToolResult` as the item carries it: `structuredContent` and `_meta` always present, null when absent. */
+function mcpResult(result: unknown): { content: unknown[]; structuredContent: unknown; _meta: unknown } | null {
   if (typeof result !== 'object' || result === null) return null;
   const record = result as Record<string, unknown>;
   if (!Array.isArray(record.content)) return null;
-  return record.structuredContent === undefined ? { content: record.content } : { content: record.content, structuredContent: record.structuredContent };
+  return { content: record.content, structuredContent: record.structuredContent ?? null, _meta: record._meta ?? null };
 }
 
 /**
@@ -103,7 +104,6 @@ export function projectItem(item: EngineItem, id: string = item.id): AppServer.T
         result: mcpResult(item.result),
         error: item.error ? { message: item.error } : null,
         durationMs: item.durationMs ?? null,
-        mcpAppResourceUri: null,
       };
     case 'imageView':
       return { type: 'imageView', id, path: item.path };
@@ -145,6 +145,7 @@ export function closeOpenItem(item: AppServer.ThreadItem, text: string, declined
     case 'fileChange':
       return { ...item, status: declined ? 'declined' : 'failed' };
     case 'mcpToolCall':
+      return { ...item, status: 'failed', error: item.error ?? { message: 'interrupted' } };
     case 'dynamicToolCall':
     case 'collabAgentToolCall':
       return { ...item, status: 'failed' };

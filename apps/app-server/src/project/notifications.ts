@@ -36,11 +36,13 @@ export interface ThreadView {
   readonly startedAtMs: Map<string, number>;
   /** Reasoning item id → the last summary part announced. */
   readonly summaryPart: Map<string, number>;
+  /** The status to go back to when a wait outside a turn ends (`beginFrontDoorWait`). */
+  statusBeforeWait: AppServer.ThreadStatus | null;
 }
 
 /** A fresh view: the thread is loaded and idle. */
 export function createThreadView(threadId: string): ThreadView {
-  return { threadId, status: { type: 'idle' }, pendingApprovals: new Map(), open: new Map(), startedAtMs: new Map(), summaryPart: new Map() };
+  return { threadId, status: { type: 'idle' }, pendingApprovals: new Map(), open: new Map(), startedAtMs: new Map(), summaryPart: new Map(), statusBeforeWait: null };
 }
 
 function setStatus(view: ThreadView, status: AppServer.ThreadStatus): Outbound {
@@ -50,6 +52,55 @@ function setStatus(view: ThreadView, status: AppServer.ThreadStatus): Outbound {
 
 function activeStatus(view: ThreadView): AppServer.ThreadStatus {
   return { type: 'active', activeFlags: view.pendingApprovals.size > 0 ? ['waitingOnApproval'] : [] };
+}
+
+/** `mcpServer/startupStatus/updated` of one of the thread's servers (with `threadId`, Deputy's addition). */
+export function startupStatusUpdated(threadId: string, name: string, status: AppServer.McpServerStartupState, error: string | null): Outbound {
+  return notification('mcpServer/startupStatus/updated', { name, status, error, threadId });
+}
+
+/**
+ * The start-up statuses of a thread that was just loaded, sent after its `thread/started` (or the
+ * resume response): `starting` for every enabled server, then the state of those already past it.
+ * The engine starts the servers while it creates the thread, before anyone is subscribed.
+ */
+export function startupStatusReplay(threadId: string, statuses: ReadonlyArray<{ name: string; status: string; error: string | null }>): Outbound[] {
+  const enabled = statuses.filter((s) => s.status !== 'disabled');
+  const settled = enabled.filter((s): s is typeof s & { status: AppServer.McpServerStartupState } => s.status === 'ready' || s.status === 'failed' || s.status === 'cancelled');
+  return [
+    ...enabled.map((s) => startupStatusUpdated(threadId, s.name, 'starting', null)),
+    ...settled.map((s) => startupStatusUpdated(threadId, s.name, s.status, s.error)),
+  ];
+}
+
+/** The progress text: the server's message, else `<progress>/<total>` (or `<progress>` without a total). */
+function progressMessage(event: Extract<EngineEvent, { type: 'mcp.toolCallProgress' }>): string {
+  if (event.message !== null && event.message !== '') return event.message;
+  return event.total === null ? String(event.progress) : `${event.progress}/${event.total}`;
+}
+
+/**
+ * A request the front door sends on its own (an MCP tool-call approval or elicitation: the engine
+ * emits no approval event for them) starts waiting: the thread shows `waitingOnApproval`. Outside
+ * a turn the thread is shown active while it waits, and goes back to its status after.
+ */
+export function beginFrontDoorWait(view: ThreadView, approvalId: string, itemId: string): Outbound[] {
+  if (view.pendingApprovals.size === 0 && view.status.type !== 'active') view.statusBeforeWait = view.status;
+  view.pendingApprovals.set(approvalId, itemId);
+  return [setStatus(view, activeStatus(view))];
+}
+
+/** The end of a wait begun with `beginFrontDoorWait`: `serverRequest/resolved`, then the status. */
+export function endFrontDoorWait(view: ThreadView, approvalId: string): Outbound[] {
+  const out: Outbound[] = [{ kind: 'requestResolved', approvalId }];
+  // A turn that started or ended meanwhile already announced the status.
+  if (!view.pendingApprovals.delete(approvalId)) return out;
+  const before = view.statusBeforeWait;
+  if (view.pendingApprovals.size === 0 && before !== null) {
+    view.statusBeforeWait = null;
+    return [...out, setStatus(view, before)];
+  }
+  return [...out, setStatus(view, activeStatus(view))];
 }
 
 type Handler<T extends EngineEvent['type']> = (view: ThreadView, event: Extract<EngineEvent, { type: T }>, turnId: string, nowMs: number) => Outbound[];
@@ -68,6 +119,7 @@ const HANDLERS: { [T in EngineEvent['type']]: Handler<T> } = {
     view.startedAtMs.clear();
     view.summaryPart.clear();
     view.pendingApprovals.clear();
+    view.statusBeforeWait = null;
     return [setStatus(view, activeStatus(view)), notification('turn/started', { threadId: view.threadId, turn: projectTurnInfo(event.turn) })];
   },
   'item.started': (view, event, turnId) => {
@@ -141,10 +193,10 @@ const HANDLERS: { [T in EngineEvent['type']]: Handler<T> } = {
     return event.willRetry ? [error] : [setStatus(view, { type: 'systemError' }), error];
   },
   'model.item': () => [],
-  // TODO(mcp): project to mcpServer/startupStatus/updated once that notification is in the method table.
-  'mcp.serverStatus': () => [],
-  // TODO(mcp): project to item/mcpToolCall/progress.
-  'mcp.toolCallProgress': () => [],
+  'mcp.serverStatus': (view, event) => [startupStatusUpdated(view.threadId, event.server, event.status, event.error)],
+  'mcp.toolCallProgress': (view, event, turnId) => [
+    notification('item/mcpToolCall/progress', { threadId: view.threadId, turnId, itemId: event.itemId, message: progressMessage(event) }),
+  ],
   'turn.completed': (view, event, turnId, nowMs) => {
     // Every item that was shown as started gets its item/completed before turn/completed.
     const out: Outbound[] = [...view.open.values()].map((open) =>
@@ -152,6 +204,7 @@ const HANDLERS: { [T in EngineEvent['type']]: Handler<T> } = {
     );
     view.open.clear();
     view.pendingApprovals.clear();
+    view.statusBeforeWait = null;
     if (event.turn.status === 'failed') {
       if (view.status.type !== 'systemError') out.push(setStatus(view, { type: 'systemError' }));
     } else {
@@ -162,8 +215,12 @@ const HANDLERS: { [T in EngineEvent['type']]: Handler<T> } = {
   },
 };
 
-/** Projects one engine event of the view's thread; events outside a turn produce nothing. */
+/**
+ * Projects one engine event of the view's thread; events outside a turn produce nothing, except
+ * MCP server status changes (a thread's servers start with it, before any turn).
+ */
 export function projectEvent(view: ThreadView, event: EngineEvent, nowMs: number = Date.now()): Outbound[] {
+  if (event.type === 'mcp.serverStatus') return HANDLERS['mcp.serverStatus'](view, event, event.turnId ?? '', nowMs);
   if (event.turnId === null) return [];
   const handler = HANDLERS[event.type] as Handler<EngineEvent['type']>;
   return handler(view, event, event.turnId, nowMs);

@@ -50,12 +50,15 @@ export function newTurn(turnId: string): AppServer.Turn {
   return { id: turnId, items: [], itemsView: 'notLoaded', status: 'inProgress', error: null, startedAt: null, completedAt: null, durationMs: null };
 }
 
-/** Turns with their items in full; item ids become `item-1`, `item-2`, … across the thread. */
+/**
+ * Turns with their items in full; item ids become `item-1`, `item-2`, … across the thread, except
+ * MCP tool calls, which keep their call id and take no number (as the reference reads them back).
+ */
 export function projectTurns(turns: readonly TurnRecord[]): AppServer.Turn[] {
   let n = 0;
   return turns.map((record) => ({
     ...projectTurnInfo(record.info),
-    items: record.items.map((item) => projectItem(item, `item-${++n}`)),
+    items: record.items.map((item) => (item.type === 'mcpToolCall' ? projectItem(item) : projectItem(item, `item-${++n}`))),
     itemsView: 'full' as const,
   }));
 }

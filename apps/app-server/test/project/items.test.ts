@@ -57,7 +57,7 @@ describe('items', () => {
   it('gives agent messages a null citation and MCP calls the wire result shape', () => {
     expect(projectItem({ type: 'agentMessage', id: 'm', text: 't', phase: 'final_answer' })).toEqual({ type: 'agentMessage', id: 'm', text: 't', phase: 'final_answer', memoryCitation: null });
     const mcp = projectItem({ type: 'mcpToolCall', id: 'c', server: 's', tool: 't', status: 'declined', arguments: { a: 1 }, result: { content: [{ type: 'text', text: 'x' }] }, error: 'no' });
-    expect(mcp).toEqual({ type: 'mcpToolCall', id: 'c', server: 's', tool: 't', status: 'failed', arguments: { a: 1 }, result: { content: [{ type: 'text', text: 'x' }] }, error: { message: 'no' }, durationMs: null, mcpAppResourceUri: null });
+    expect(mcp).toEqual({ type: 'mcpToolCall', id: 'c', server: 's', tool: 't', status: 'failed', arguments: { a: 1 }, result: { content: [{ type: 'text', text: 'x' }], structuredContent: null, _meta: null }, error: { message: 'no' }, durationMs: null });
   });
 });
 

@@ -186,6 +186,21 @@ export type {
   FileChangeRequestApprovalResult,
 } from './server-requests.js';
 export {
+  McpServerStatusDetailSchema, ListMcpServerStatusParamsSchema, McpToolSchema, McpResourceSchema,
+  McpResourceTemplateSchema, McpAuthStatusSchema, McpServerStartupStateSchema, McpServerStatusSchema,
+  ListMcpServerStatusResultSchema, McpServerToolCallParamsSchema, McpServerToolCallResultSchema,
+  McpResourceReadParamsSchema, McpResourceContentSchema, McpResourceReadResultSchema,
+  McpServerStatusUpdatedNotificationSchema, McpToolCallProgressNotificationSchema,
+  McpServerElicitationRequestParamsSchema, McpServerElicitationRequestResultSchema,
+} from './mcp.js';
+export type {
+  McpServerStatusDetail, ListMcpServerStatusParams, McpTool, McpResource, McpResourceTemplate, McpAuthStatus,
+  McpServerStartupState, McpServerStatus, ListMcpServerStatusResult, McpServerToolCallParams,
+  McpServerToolCallResult, McpResourceReadParams, McpResourceContent, McpResourceReadResult,
+  McpServerStatusUpdatedNotification, McpToolCallProgressNotification, McpServerElicitationRequestParams,
+  McpServerElicitationRequestResult,
+} from './mcp.js';
+export {
   GRANULAR_APPROVAL_DESCRIPTOR, clientRequests, serverNotifications, serverRequests, clientNotifications,
   isClientRequestMethod, isServerNotificationMethod, isServerRequestMethod, isClientNotificationMethod,
   experimentalReasonOf,

@@ -281,8 +281,8 @@ export const ThreadItemSchema = z.discriminatedUnion('type', [
     error: z.object({ /** Error text. */ message: z.string() }).nullable(),
     /** Run time in ms, null until done. */
     durationMs: Int64Schema.nullable(),
-    /** UI resource of an MCP app, if any. */
-    mcpAppResourceUri: z.string().nullable(),
+    /** UI resource of an MCP app; left out when there is none (as the reference does). */
+    mcpAppResourceUri: z.string().nullish(),
   }),
   z.object({
     /** A call to a client-provided dynamic tool (experimental). */

@@ -68,6 +68,18 @@ import {
 } from './fuzzy-search.js';
 import { handshakeNotifications, handshakeRequests } from './handshake.js';
 import {
+  ListMcpServerStatusParamsSchema,
+  ListMcpServerStatusResultSchema,
+  McpResourceReadParamsSchema,
+  McpResourceReadResultSchema,
+  McpServerElicitationRequestParamsSchema,
+  McpServerElicitationRequestResultSchema,
+  McpServerStatusUpdatedNotificationSchema,
+  McpServerToolCallParamsSchema,
+  McpServerToolCallResultSchema,
+  McpToolCallProgressNotificationSchema,
+} from './mcp.js';
+import {
   ModelListParamsSchema,
   ModelListResultSchema,
   ModelProviderCapabilitiesReadParamsSchema,
@@ -285,6 +297,10 @@ export const clientRequests = {
   'collaborationMode/list': request(CollaborationModeListParamsSchema, CollaborationModeListResultSchema, {
     wholeMethod: true,
   }),
+  'config/mcpServer/reload': requestWithoutParams(EmptyResultSchema),
+  'mcpServerStatus/list': request(ListMcpServerStatusParamsSchema, ListMcpServerStatusResultSchema),
+  'mcpServer/resource/read': request(McpResourceReadParamsSchema, McpResourceReadResultSchema),
+  'mcpServer/tool/call': request(McpServerToolCallParamsSchema, McpServerToolCallResultSchema),
   'account/login/start': request(LoginAccountParamsSchema, LoginAccountResultSchema, {
     variants: { chatgptAuthTokens: 'account/login/start.chatgptAuthTokens' },
   }),
@@ -329,6 +345,8 @@ export const serverNotifications = {
   'item/commandExecution/outputDelta': notification(ItemDeltaNotificationSchema, 'subscribers'),
   'item/fileChange/outputDelta': notification(ItemDeltaNotificationSchema, 'subscribers'),
   'serverRequest/resolved': notification(ServerRequestResolvedNotificationSchema, 'subscribers'),
+  'item/mcpToolCall/progress': notification(McpToolCallProgressNotificationSchema, 'subscribers'),
+  'mcpServer/startupStatus/updated': notification(McpServerStatusUpdatedNotificationSchema, 'subscribers'),
   'account/updated': notification(AccountUpdatedNotificationSchema, 'all'),
   'account/rateLimits/updated': notification(AccountRateLimitsUpdatedNotificationSchema, 'subscribers'),
   'remoteControl/status/changed': notification(RemoteControlStatusChangedNotificationSchema, 'connection'),
@@ -355,6 +373,10 @@ export const serverRequests = {
   'item/fileChange/requestApproval': {
     params: FileChangeRequestApprovalParamsSchema,
     result: FileChangeRequestApprovalResultSchema,
+  },
+  'mcpServer/elicitation/request': {
+    params: McpServerElicitationRequestParamsSchema,
+    result: McpServerElicitationRequestResultSchema,
   },
 } as const satisfies Readonly<Record<string, ServerRequestSpec>>;
 

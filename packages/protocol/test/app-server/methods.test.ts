@@ -61,7 +61,7 @@ describe('params strictness', () => {
     const withoutParams = Object.entries(clientRequests)
       .filter(([, spec]) => !spec.paramsRequired)
       .map(([method]) => method);
-    expect(withoutParams).toEqual(['account/logout', 'account/rateLimits/read', 'configRequirements/read']);
+    expect(withoutParams).toEqual(['config/mcpServer/reload', 'account/logout', 'account/rateLimits/read', 'configRequirements/read']);
     for (const [method, spec] of Object.entries(clientRequests)) {
       expect(spec.params.safeParse(undefined).success, method).toBe(!spec.paramsRequired);
     }
