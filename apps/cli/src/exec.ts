@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ApprovalPolicy, EngineEvent, SandboxMode } from '@deputy/protocol';
 import { EngineRuntime, loadConfig, resolveHome, sandboxPolicyFromMode, ThreadManager, ThreadNotFoundError, type ResolvedConfig } from '@deputy/engine';
-import { renderEvent } from './render.js';
+import { jsonEvent, renderEvent } from './render.js';
 import { UsageError } from './usage-error.js';
 import { terminalApprovals } from './terminal-approvals.js';
 
@@ -84,7 +84,7 @@ export async function runExec(target: ExecTarget, promptArg: string, options: Ex
     const thread = target.kind === 'new' ? await manager.start(overrides) : await resumeThread(manager, target.threadId, overrides);
     log(`deputy: thread ${thread.id} (${config.modelProviderId}/${thread.settings.model}) in ${thread.settings.cwd}`);
     const off = thread.events.subscribe((event: EngineEvent) => {
-      if (options.json) process.stdout.write(`${JSON.stringify(event)}\n`);
+      if (options.json) process.stdout.write(`${JSON.stringify(jsonEvent(event))}\n`);
       else for (const line of renderEvent(event)) log(line);
     });
     const onSigint = () => void thread.interrupt();

@@ -6,13 +6,22 @@
  * else denied. Sending the request and timing it out belong to the call (turn-call.ts), not to
  * this module.
  */
-import type { ApprovalOrigin, ApprovalPort } from '@deputy/engine';
+import type { ApprovalOrigin, ApprovalPort, ElicitationOrigin as EngineElicitationOrigin } from '@deputy/engine';
 import { displayCommand } from '@deputy/engine/facts';
-import type { ApprovalRequest, ReviewDecision } from '@deputy/protocol';
+import type { ApprovalRequest, McpElicitationRequest, McpElicitationResponse, McpToolCallApprovalRequest, ReviewDecision } from '@deputy/protocol';
 import { codexChanges, parsedCommand } from './project-events.js';
 
+/** Anything the engine asks a decision on: a command, a patch, or an MCP tool call. */
+export type ToolApprovalRequest = ApprovalRequest | McpToolCallApprovalRequest;
+
 /** Asks one client for one decision. Must settle when `signal` aborts. */
-export type ApprovalHandler = (request: ApprovalRequest, origin: ApprovalOrigin, signal: AbortSignal) => Promise<ReviewDecision>;
+export type ApprovalHandler = (request: ToolApprovalRequest, origin: ApprovalOrigin, signal: AbortSignal) => Promise<ReviewDecision>;
+
+/** Forwards one MCP server's elicitation to the client. Must settle when `signal` aborts. */
+export type ElicitationHandler = (request: McpElicitationRequest, signal: AbortSignal) => Promise<McpElicitationResponse>;
+
+/** The answer when nobody can be asked. */
+export const DECLINE: McpElicitationResponse = { action: 'decline', content: null };
 
 /**
  * The process-wide ApprovalPort: each running turn registers the handler of the request that
@@ -20,13 +29,29 @@ export type ApprovalHandler = (request: ApprovalRequest, origin: ApprovalOrigin,
  */
 export class ApprovalRouter implements ApprovalPort {
   readonly #byTurn = new Map<string, ApprovalHandler>();
+  readonly #elicitByTurn = new Map<string, ElicitationHandler>();
 
-  /** Routes approvals of `turnId` to `handler` until the returned function is called. */
-  route(turnId: string, handler: ApprovalHandler): () => void {
+  /**
+   * Routes approvals of `turnId` to `handler` (and MCP servers' elicitations during that turn to
+   * `elicit`) until the returned function is called.
+   */
+  route(turnId: string, handler: ApprovalHandler, elicit?: ElicitationHandler): () => void {
     this.#byTurn.set(turnId, handler);
+    if (elicit) this.#elicitByTurn.set(turnId, elicit);
     return () => {
       if (this.#byTurn.get(turnId) === handler) this.#byTurn.delete(turnId);
+      if (elicit && this.#elicitByTurn.get(turnId) === elicit) this.#elicitByTurn.delete(turnId);
     };
+  }
+
+  requestMcpToolCall(request: McpToolCallApprovalRequest, origin: ApprovalOrigin, signal: AbortSignal): Promise<ReviewDecision> {
+    return this.#ask(request, origin, signal);
+  }
+
+  /** An elicitation outside a turn, or for a turn nobody listens to, is declined at once. */
+  async requestMcpElicitation(request: McpElicitationRequest, origin: EngineElicitationOrigin, signal: AbortSignal): Promise<McpElicitationResponse> {
+    const handler = origin.turnId === null ? undefined : this.#elicitByTurn.get(origin.turnId);
+    return handler ? handler(request, signal) : DECLINE;
   }
 
   requestExec(request: Extract<ApprovalRequest, { kind: 'exec' }>, origin: ApprovalOrigin, signal: AbortSignal): Promise<ReviewDecision> {
@@ -37,7 +62,7 @@ export class ApprovalRouter implements ApprovalPort {
     return this.#ask(request, origin, signal);
   }
 
-  async #ask(request: ApprovalRequest, origin: ApprovalOrigin, signal: AbortSignal): Promise<ReviewDecision> {
+  async #ask(request: ToolApprovalRequest, origin: ApprovalOrigin, signal: AbortSignal): Promise<ReviewDecision> {
     const handler = this.#byTurn.get(origin.turnId);
     return handler ? handler(request, origin, signal) : 'denied';
   }
@@ -53,7 +78,7 @@ export interface ElicitationOrigin {
 }
 
 /** `elicitation/create` params for an approval (docs/mcp-server.md, "Approvals", 2025-era clients). */
-export function elicitationParams(request: ApprovalRequest, origin: ElicitationOrigin): Record<string, unknown> {
+export function elicitationParams(request: ToolApprovalRequest, origin: ElicitationOrigin): Record<string, unknown> {
   const common = {
     requestedSchema: { type: 'object', properties: {} },
     threadId: origin.threadId,
@@ -61,6 +86,19 @@ export function elicitationParams(request: ApprovalRequest, origin: ElicitationO
     codex_event_id: origin.eventId,
     codex_call_id: request.callId,
   };
+  if (request.kind === 'mcpToolCall') {
+    return {
+      message: approvalMessage(request),
+      ...common,
+      codex_elicitation: 'mcp-tool-call-approval',
+      codex_mcp_server: request.server,
+      codex_mcp_tool: request.tool,
+      codex_mcp_arguments: request.arguments ?? null,
+      ...(request.toolTitle ? { codex_mcp_tool_title: request.toolTitle } : {}),
+      ...(request.toolDescription ? { codex_mcp_tool_description: request.toolDescription } : {}),
+      codex_persist: request.canRemember ? ['session'] : [],
+    };
+  }
   if (request.kind === 'exec') {
     return {
       message: approvalMessage(request),
@@ -86,7 +124,8 @@ export function elicitationParams(request: ApprovalRequest, origin: ElicitationO
  * The question shown to the user, with the command as the engine displays it (shell-quoted); a
  * reason, when there is one, goes on the line before.
  */
-export function approvalMessage(request: ApprovalRequest): string {
+export function approvalMessage(request: ToolApprovalRequest): string {
+  if (request.kind === 'mcpToolCall') return request.message;
   const question = request.kind === 'exec' ? `Allow Deputy to run \`${displayCommand(request.command)}\` in \`${request.cwd}\`?` : 'Allow Deputy to apply proposed code changes?';
   return request.reason ? `${request.reason}\n${question}` : question;
 }
@@ -103,9 +142,15 @@ export function decisionFromResponse(result: unknown): ReviewDecision {
   const { decision, action } = result as Record<string, unknown>;
   const parsed = parseDecision(decision);
   if (parsed) return parsed;
-  if (action === 'accept') return 'approved';
+  if (action === 'accept') return persistOf(result) === 'session' ? 'approved_for_session' : 'approved';
   if (action === 'cancel') return 'abort';
   return 'denied';
+}
+
+/** `_meta.persist` of an accept (the app-server's MCP approval answer), if any. */
+function persistOf(result: object): unknown {
+  const meta = (result as { _meta?: unknown })._meta;
+  return typeof meta === 'object' && meta !== null ? (meta as { persist?: unknown }).persist : undefined;
 }
 
 /** A Codex ReviewDecision value (a string, or the `{approved_execpolicy_amendment: …}` object), else null. */
@@ -113,4 +158,33 @@ export function parseDecision(decision: unknown): ReviewDecision | null {
   if (typeof decision === 'string' && DECISIONS.has(decision)) return decision as ReviewDecision;
   if (typeof decision === 'object' && decision !== null && 'approved_execpolicy_amendment' in decision) return 'approved_and_remember';
   return null;
+}
+
+/**
+ * `elicitation/create` params for an MCP server's own elicitation (docs/mcp-server.md,
+ * "Elicitations from Deputy's MCP servers"): the server's message and form (or URL), plus
+ * `threadId`, `codex_elicitation: "mcp-elicitation"`, `codex_mcp_server` and the ids of the call.
+ */
+export function mcpElicitationParams(request: McpElicitationRequest, origin: ElicitationOrigin): Record<string, unknown> {
+  const common = {
+    threadId: origin.threadId,
+    codex_elicitation: 'mcp-elicitation',
+    codex_mcp_server: request.server,
+    codex_mcp_tool_call_id: origin.toolCallId,
+    codex_event_id: origin.eventId,
+  };
+  if (request.mode === 'url') return { mode: 'url', message: request.message, url: request.url ?? '', elicitationId: request.elicitationId ?? '', ...common };
+  return { message: request.message, requestedSchema: request.requestedSchema ?? { type: 'object', properties: {} }, ...common };
+}
+
+/**
+ * The MCP server's answer from the client's: `accept` (with its `content` object, `{}` when
+ * absent), `decline`, `cancel`; anything else is a decline (fail closed).
+ */
+export function elicitationResponseFrom(result: unknown): McpElicitationResponse {
+  if (typeof result !== 'object' || result === null) return DECLINE;
+  const { action, content } = result as Record<string, unknown>;
+  if (action === 'accept') return { action: 'accept', content: typeof content === 'object' && content !== null && !Array.isArray(content) ? (content as Record<string, unknown>) : {} };
+  if (action === 'cancel') return { action: 'cancel', content: null };
+  return DECLINE;
 }

@@ -69,10 +69,12 @@ export function progressMessage(event: EngineEvent): string | null {
       if (event.item.type === 'fileChange') return `editing ${event.item.changes.length} file(s)`;
       if (event.item.type === 'agentMessage') return 'writing the answer';
       if (event.item.type === 'reasoning') return 'thinking';
+      if (event.item.type === 'mcpToolCall') return `calling ${event.item.server}.${event.item.tool}`;
       return null;
     case 'item.completed':
       if (event.item.type === 'commandExecution') return `finished: ${clip(event.item.command)} (exit ${event.item.exitCode ?? '?'})`;
       if (event.item.type === 'agentMessage') return `answer: ${clip(event.item.text)}`;
+      if (event.item.type === 'mcpToolCall') return `finished: ${event.item.server}.${event.item.tool} (${event.item.status})`;
       return null;
     case 'approval.requested':
       return event.request.kind === 'exec' ? `waiting for approval: ${clip(displayCommand(event.request.command))}` : 'waiting for approval of a patch';

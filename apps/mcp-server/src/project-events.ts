@@ -43,8 +43,12 @@ export interface SessionInfo {
   reasoningEffort: string | null;
 }
 
-/** The two events a `codex` call starts with (submission id ""), as the reference sends them. */
-export function projectSessionStart(info: SessionInfo): CodexEvent[] {
+/**
+ * The events a `codex` call starts with (submission id ""), as the reference sends them:
+ * `session_configured`, then the MCP start-up report (see McpStartupTracker; without configured
+ * servers just an empty `mcp_startup_complete`).
+ */
+export function projectSessionStart(info: SessionInfo, startup: CodexMsg[] = [EMPTY_STARTUP]): CodexEvent[] {
   const configured: CodexMsg = {
     type: 'session_configured',
     session_id: info.threadId,
@@ -59,10 +63,91 @@ export function projectSessionStart(info: SessionInfo): CodexEvent[] {
     ...(info.reasoningEffort ? { reasoning_effort: info.reasoningEffort } : {}),
     rollout_path: info.rolloutPath,
   };
-  return [
-    { id: '', msg: configured },
-    { id: '', msg: { type: 'mcp_startup_complete', ready: [], failed: [], cancelled: [] } },
-  ];
+  return [{ id: '', msg: configured }, ...startup.map((msg) => ({ id: '', msg }))];
+}
+
+const EMPTY_STARTUP: CodexMsg = { type: 'mcp_startup_complete', ready: [], failed: [], cancelled: [] };
+
+/** A configured MCP server's start-up status, as the engine reports it. */
+export interface McpStartupStatus {
+  server: string;
+  status: 'starting' | 'ready' | 'failed' | 'cancelled';
+  error: string | null;
+}
+
+/**
+ * Codex's MCP start-up report for one `codex` call: one `mcp_startup_update`
+ * (`{server, status: {state, error?}}`) per status change, then one `mcp_startup_complete`
+ * (`{ready[], failed[{server, error}], cancelled[]}`) once every configured server has left
+ * `starting`. Fed the statuses known when the call starts, then the thread's
+ * `mcp.serverStatus` events; silent after the complete event.
+ */
+export class McpStartupTracker {
+  readonly #statuses = new Map<string, McpStartupStatus>();
+  #complete = false;
+
+  /** The opening messages for the servers' current statuses (an empty report without servers). */
+  open(current: readonly McpStartupStatus[]): CodexMsg[] {
+    if (current.length === 0) {
+      this.#complete = true;
+      return [EMPTY_STARTUP];
+    }
+    const out: CodexMsg[] = [];
+    for (const status of current) {
+      this.#statuses.set(status.server, status);
+      out.push(startupUpdate(status));
+    }
+    return [...out, ...this.#maybeComplete()];
+  }
+
+  /** The messages for one `mcp.serverStatus` event (none once the report is complete). */
+  update(status: McpStartupStatus): CodexMsg[] {
+    const known = this.#statuses.get(status.server);
+    // Servers that were not starting with the thread (disabled ones, later reloads) are not part of it.
+    if (this.#complete || !known) return [];
+    if (known && known.status === status.status && known.error === status.error) return [];
+    this.#statuses.set(status.server, status);
+    return [startupUpdate(status), ...this.#maybeComplete()];
+  }
+
+  #maybeComplete(): CodexMsg[] {
+    const all = [...this.#statuses.values()];
+    if (all.some((s) => s.status === 'starting')) return [];
+    this.#complete = true;
+    return [
+      {
+        type: 'mcp_startup_complete',
+        ready: all.filter((s) => s.status === 'ready').map((s) => s.server),
+        failed: all.filter((s) => s.status === 'failed').map((s) => ({ server: s.server, error: s.error ?? 'failed to start' })),
+        cancelled: all.filter((s) => s.status === 'cancelled').map((s) => s.server),
+      },
+    ];
+  }
+}
+
+function startupUpdate(status: McpStartupStatus): CodexMsg {
+  const state = status.status === 'failed' ? { state: 'failed', error: status.error ?? 'failed to start' } : { state: status.status };
+  return { type: 'mcp_startup_update', server: status.server, status: state };
+}
+
+/**
+ * Codex's `Result<CallToolResult, String>` of an `mcp_tool_call_end`: `{Ok: {content,
+ * structuredContent?, isError?, _meta?}}` when the server answered (an `isError` result too),
+ * else `{Err: <message>}`.
+ */
+function mcpCallResult(item: Extract<ThreadItem, { type: 'mcpToolCall' }>): Record<string, unknown> {
+  const result = item.result as { content?: unknown; structuredContent?: unknown; _meta?: unknown } | null | undefined;
+  if (result && typeof result === 'object' && Array.isArray(result.content)) {
+    return {
+      Ok: {
+        content: result.content,
+        ...(result.structuredContent != null ? { structuredContent: result.structuredContent } : {}),
+        ...(item.status === 'failed' ? { isError: true } : {}),
+        ...(result._meta != null ? { _meta: result._meta } : {}),
+      },
+    };
+  }
+  return { Err: item.error ?? (item.status === 'declined' ? 'user rejected MCP tool call' : 'tool call failed') };
 }
 
 /** Projects one engine event to zero or more Codex events. */
@@ -109,8 +194,10 @@ function projectMsgs(event: EngineEvent, turnId: string, ctx: ProjectionContext)
     case 'model.item':
       return [{ type: 'raw_response_item', item: event.item }];
     case 'mcp.serverStatus':
+      // Thread-level: only a `codex` call's start-up tracker reports them (McpStartupTracker).
+      return [];
     case 'mcp.toolCallProgress':
-      // TODO(mcp): Codex reports MCP start-up as mcp_startup_update events; not projected yet.
+      // Codex has no codex/event for MCP call progress; the progress heartbeat notes it.
       return [];
   }
 }
@@ -178,8 +265,7 @@ function projectItem(phase: Phase, item: ThreadItem, threadId: string, turnId: s
     case 'mcpToolCall': {
       const invocation = { server: item.server, tool: item.tool, arguments: item.arguments ?? null };
       if (phase === 'started') return [{ type: 'mcp_tool_call_begin', call_id: item.id, invocation }];
-      const result = item.status === 'completed' ? { Ok: item.result ?? null } : { Err: item.error ?? 'tool call failed' };
-      return [{ type: 'mcp_tool_call_end', call_id: item.id, invocation, duration: duration(item.durationMs ?? 0), result }];
+      return [{ type: 'mcp_tool_call_end', call_id: item.id, invocation, duration: duration(item.durationMs ?? 0), result: mcpCallResult(item) }];
     }
   }
 }

@@ -9,12 +9,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Thread } from '@deputy/engine';
 import { displayCommand } from '@deputy/engine/facts';
-import type { ApprovalRequest, EngineEvent, ReviewDecision, TurnInfo } from '@deputy/protocol';
+import type { EngineEvent, McpElicitationRequest, McpElicitationResponse, ReviewDecision, TurnInfo } from '@deputy/protocol';
 import type { CallToolResult, ProgressToken, RequestId } from '@modelcontextprotocol/server';
-import { approvalMessage, decisionFromResponse, elicitationParams, type ApprovalRouter } from './elicitation-approvals.js';
+import { approvalMessage, DECLINE, decisionFromResponse, elicitationParams, elicitationResponseFrom, mcpElicitationParams, type ApprovalRouter, type ToolApprovalRequest } from './elicitation-approvals.js';
 import type { Logger } from './log.js';
 import { ProgressReporter, progressMessage } from './progress.js';
-import { projectEvent, type CodexEvent } from './project-events.js';
+import { projectEvent, type CodexEvent, type McpStartupTracker } from './project-events.js';
 import type { McpServerSettings } from './settings.js';
 
 /** How an elicitation sent to a 2025-era client ended. */
@@ -44,7 +44,7 @@ export type CallOutcome =
 
 interface PendingApproval {
   id: string;
-  request: ApprovalRequest;
+  request: ToolApprovalRequest;
   resolve: (decision: ReviewDecision) => void;
   asked: boolean;
   timer: NodeJS.Timeout;
@@ -62,6 +62,8 @@ export interface TurnCallOptions {
   preamble?: CodexEvent[];
   /** Called once when the turn has ended. */
   onFinish?: (call: TurnCall) => void;
+  /** `codex` only: reports the thread's MCP server start-up (mcp_startup_update/complete, id ""). */
+  mcpStartup?: McpStartupTracker;
 }
 
 const MAX_BUFFERED_EVENTS = 20_000;
@@ -106,7 +108,14 @@ export class TurnCall {
       off();
       throw error;
     }
-    this.#cleanup.push(off, this.options.approvals.route(handle.turnId, (request, _origin, signal) => this.#ask(request, signal)));
+    this.#cleanup.push(
+      off,
+      this.options.approvals.route(
+        handle.turnId,
+        (request, _origin, signal) => this.#ask(request, signal),
+        (request, signal) => this.#elicit(request, signal),
+      ),
+    );
     this.#turnId = handle.turnId;
     // The preamble goes first although the turn's first events were already buffered.
     this.#buffer.unshift(...(this.options.preamble ?? []));
@@ -178,15 +187,22 @@ export class TurnCall {
   }
 
   #onEvent(event: EngineEvent): void {
+    if (event.type === 'mcp.serverStatus' && event.turnId === null) {
+      const msgs = this.options.settings.codex_events ? (this.options.mcpStartup?.update(event) ?? []) : [];
+      for (const msg of msgs) this.#deliver({ id: '', msg });
+      return;
+    }
     if (this.#turnId !== null && event.turnId !== this.#turnId) return;
     this.#progressLine = progressMessage(event) ?? this.#progressLine;
     this.#progress?.note(event);
     if (!this.options.settings.codex_events) return;
     const projected = projectEvent(event, { submissionId: this.options.submissionId, nowMs: Date.now(), approvalPolicy: this.thread.settings.approvalPolicy });
-    for (const codexEvent of projected) {
-      if (this.#binding) this.#send(codexEvent);
-      else if (this.#buffer.length < MAX_BUFFERED_EVENTS) this.#buffer.push(codexEvent);
-    }
+    for (const codexEvent of projected) this.#deliver(codexEvent);
+  }
+
+  #deliver(codexEvent: CodexEvent): void {
+    if (this.#binding) this.#send(codexEvent);
+    else if (this.#buffer.length < MAX_BUFFERED_EVENTS) this.#buffer.push(codexEvent);
   }
 
   #send(event: CodexEvent): void {
@@ -201,7 +217,7 @@ export class TurnCall {
     this.#sendChain = this.#sendChain.then(send).catch((error: unknown) => this.options.log.debug(`notification not sent: ${String(error)}`));
   }
 
-  async #ask(request: ApprovalRequest, signal: AbortSignal): Promise<ReviewDecision> {
+  async #ask(request: ToolApprovalRequest, signal: AbortSignal): Promise<ReviewDecision> {
     const binding = this.#binding;
     if (this.#orphaned) return 'timed_out';
     if (binding && !binding.canElicit) return this.#fallback(request);
@@ -217,7 +233,7 @@ export class TurnCall {
     });
   }
 
-  async #elicitLegacy(binding: RequestBinding, request: ApprovalRequest, signal: AbortSignal): Promise<ReviewDecision> {
+  async #elicitLegacy(binding: RequestBinding, request: ToolApprovalRequest, signal: AbortSignal): Promise<ReviewDecision> {
     const params = elicitationParams(request, {
       threadId: this.thread.id,
       toolCallId: String(binding.requestId),
@@ -239,10 +255,54 @@ export class TurnCall {
     }
   }
 
-  #fallback(request: ApprovalRequest): ReviewDecision {
+  /**
+   * An MCP server's elicitation during this turn: forwarded as `elicitation/create` on a 2025-era
+   * connection (timed out as `cancel` after approval_timeout_seconds); declined at once when the
+   * client cannot be asked (no capability, 2026-era round trip, no request attached).
+   */
+  async #elicit(request: McpElicitationRequest, signal: AbortSignal): Promise<McpElicitationResponse> {
+    const binding = this.#binding;
+    if (this.#orphaned || !binding || binding.era !== 'legacy') return DECLINE;
+    if (!binding.canElicit) return this.#elicitFallback(request);
+    const params = mcpElicitationParams(request, {
+      threadId: this.thread.id,
+      toolCallId: String(binding.requestId),
+      eventId: this.options.submissionId ?? this.#turnId ?? '',
+    });
+    await this.#sendChain;
+    const outcome = await binding.elicit(params, { signal, timeoutMs: this.options.settings.approval_timeout_seconds * 1000 });
+    switch (outcome.kind) {
+      case 'answered':
+        return elicitationResponseFrom(outcome.result);
+      case 'timeout':
+      case 'aborted':
+        return { action: 'cancel', content: null };
+      case 'error':
+        this.options.log.info(`elicitation request failed (${outcome.message}); declining it`);
+        return DECLINE;
+    }
+  }
+
+  /** approval_fallback for an elicitation: `approve` accepts only a form without fields; `abort` cancels. */
+  #elicitFallback(request: McpElicitationRequest): McpElicitationResponse {
+    const fallback = this.options.settings.approval_fallback;
+    const properties = (request.requestedSchema as { properties?: Record<string, unknown> } | null)?.properties ?? {};
+    const answer: McpElicitationResponse =
+      fallback === 'approve' && request.mode === 'form' && Object.keys(properties).length === 0 ? { action: 'accept', content: {} } : fallback === 'abort' ? { action: 'cancel', content: null } : DECLINE;
+    if (this.#turnId) {
+      this.thread.emit(this.#turnId, {
+        type: 'warning',
+        message: `The MCP client cannot answer elicitations (it did not declare the elicitation capability), so the ${request.server} MCP server's request was answered ${answer.action} by mcp_server.approval_fallback = "${fallback}".`,
+      });
+    }
+    return answer;
+  }
+
+  #fallback(request: ToolApprovalRequest): ReviewDecision {
     const fallback = this.options.settings.approval_fallback;
     const decision: ReviewDecision = fallback === 'approve' ? 'approved' : fallback === 'abort' ? 'abort' : 'denied';
-    const what = request.kind === 'exec' ? `the command \`${displayCommand(request.command)}\`` : 'the proposed patch';
+    const what =
+      request.kind === 'exec' ? `the command \`${displayCommand(request.command)}\`` : request.kind === 'mcpToolCall' ? `the MCP tool call \`${request.server}.${request.tool}\`` : 'the proposed patch';
     if (this.#turnId) {
       this.thread.emit(this.#turnId, {
         type: 'warning',

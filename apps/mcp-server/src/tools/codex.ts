@@ -4,7 +4,7 @@
  * opens with `session_configured`, as in the reference. Failures are `isError` results.
  */
 import { errorResult, type McpApp, type ToolEntry } from '../app.js';
-import { projectSessionStart } from '../project-events.js';
+import { McpStartupTracker, projectSessionStart } from '../project-events.js';
 import { TurnCall } from '../turn-call.js';
 import { parseCodexArgs } from './arguments.js';
 import { CODEX_TOOL } from './definitions.js';
@@ -25,7 +25,11 @@ export function codexTool(app: McpApp): ToolEntry {
       const started = await host.startThread(parsed.value);
       if (!started.ok) return errorResult(started.message);
       const { thread, config } = started;
+      // Disabled servers are never started, so they are not part of the start-up report.
+      const startup = new McpStartupTracker();
+      const opening = startup.open(thread.mcpServerStatuses().flatMap((s) => (s.status === 'disabled' ? [] : [{ server: s.name, status: s.status, error: s.error }])));
       const call = new TurnCall({
+        mcpStartup: startup,
         thread,
         submissionId: String(request.binding.requestId),
         settings: host.settings,
@@ -41,7 +45,7 @@ export function codexTool(app: McpApp): ToolEntry {
           cwd: thread.settings.cwd,
           rolloutPath: thread.path,
           reasoningEffort: thread.settings.reasoningEffort,
-        }),
+        }, opening),
       });
       call.start(parsed.value.prompt, request.binding);
       return app.run(call, request);
