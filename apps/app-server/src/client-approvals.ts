@@ -8,7 +8,7 @@
  * resolves as `cancel` when nobody is left, so a turn never hangs on a vanished client. A new
  * subscriber (thread/resume) is offered pending requests after its response.
  *
- * MCP (../shared/spec/mcp-client.md §5.2, §6.1): a model-driven tool call is approved through
+ * MCP (docs/app-server.md "MCP servers"; docs/mcp-client.md "Approvals", "Elicitation"): a model-driven tool call is approved through
  * `mcpServer/elicitation/request` with `_meta.codex_approval_kind = "mcp_tool_call"` (the
  * reference's default path), and a server's own elicitation is forwarded as the same request. The
  * engine emits no approval event for either, so this module announces the wait itself:
@@ -88,7 +88,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Answer to an MCP tool-call approval → the engine's decision (§5.2): accept runs once, or is
+ * Answer to an MCP tool-call approval → the engine's decision: accept runs once, or is
  * remembered for the thread (`_meta.persist = "session"`) or in config (`"always"`); decline and
  * cancel do not run; anything else declines.
  */
@@ -104,7 +104,7 @@ export function mcpToolCallDecisionOf(result: unknown): ReviewDecision {
   return 'approved';
 }
 
-/** Answer to a server's elicitation → what the server receives (§6.1): a malformed answer declines. */
+/** Answer to a server's elicitation → what the server receives: a malformed answer declines. */
 export function elicitationAnswerOf(result: unknown): McpElicitationResponse {
   const parsed = AppServer.McpServerElicitationRequestResultSchema.safeParse(result);
   if (!parsed.success) return { action: 'decline', content: null };

@@ -1,9 +1,9 @@
 /**
  * What the app-server keeps about MCP servers between requests (docs/app-server.md "MCP"): the
  * server set staged by `config/mcpServer/reload`, applied to each loaded thread at its next
- * `turn/start` (../shared/spec/mcp-client.md §2.8; threads started later already run it), and
+ * `turn/start` (docs/mcp-client.md "Lifecycle"; threads started later already run it), and
  * the tools each server listed last, which `mcpServerStatus/list` reports for servers no loaded
- * thread runs (§9.1). It starts nothing itself.
+ * thread runs (docs/app-server.md "MCP servers"). It starts nothing itself.
  */
 import type { ResolvedConfig, Thread } from '@deputy/engine';
 import type { AppServer } from '@deputy/protocol';

@@ -1,6 +1,6 @@
 /**
- * Contract tests of MCP elicitations forwarded to clients (../shared/spec/mcp-client.md §6.1) and
- * of the MCP event projection (§2.5 with B11, §6.2): the real `ClientApprovals`, `Router` and
+ * Contract tests of MCP elicitations forwarded to clients (docs/mcp-client.md "Elicitation") and
+ * of the MCP event projection (start-up statuses with the thread id, progress): the real `ClientApprovals`, `Router` and
  * projection with recording connections, every message checked by the wire validator against our
  * schemas and the reference's JSON Schema. (The engine side that calls `requestMcpElicitation` is
  * tested with the engine.)

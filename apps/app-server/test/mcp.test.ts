@@ -1,6 +1,6 @@
 /**
- * Contract tests of the MCP client front door (docs/app-server.md "MCP", ../shared/spec/mcp-client.md
- * §5.2, §7, §9): real stdio servers (the engine's tiny fixture and the npm everything server, used
+ * Contract tests of the MCP client front door (docs/app-server.md "MCP servers",
+ * docs/mcp-client.md "Approvals"): real stdio servers (the engine's tiny fixture and the npm everything server, used
  * in place) configured in config.toml, a real engine behind the in-process server, every message
  * checked against our schemas and the reference's JSON Schema.
  */
@@ -62,7 +62,7 @@ describe('notifications', () => {
     ]);
   });
 
-  it('shows a model-driven call as mcpToolCall item/started → item/completed (§7)', async () => {
+  it('shows a model-driven call as mcpToolCall item/started → item/completed', async () => {
     const { h, client } = await open(tinyToml());
     const { id: threadId } = await startThread(client);
     await ready(client, 'tiny', threadId);
@@ -100,7 +100,7 @@ describe('notifications', () => {
   });
 });
 
-describe('approvals (§5.2)', () => {
+describe('approvals', () => {
   it('asks with mcpServer/elicitation/request under untrusted, runs on accept, then resolves', async () => {
     const { h, client } = await open(tinyToml(), { approvalPolicy: 'untrusted', sandbox: 'workspace-write' });
     const { id: threadId } = await startThread(client);
@@ -165,7 +165,7 @@ describe('approvals (§5.2)', () => {
   });
 });
 
-describe('mcpServerStatus/list (§9.1)', () => {
+describe('mcpServerStatus/list', () => {
   it('reports the live servers of the caller’s thread, sorted, with pagination and detail', async () => {
     const { client } = await open(`${tinyToml('zeta')}${tinyToml('alpha', 'disabled_tools = ["crash"]')}[mcp_servers.off]\ncommand = "nope"\nenabled = false\n`);
     const { id: threadId } = await startThread(client);
@@ -213,7 +213,7 @@ describe('mcpServerStatus/list (§9.1)', () => {
   });
 });
 
-describe('mcpServer/tool/call (§9.2)', () => {
+describe('mcpServer/tool/call', () => {
   it('calls on the thread’s live connection and maps every error row', async () => {
     const { client } = await open(tinyToml('tiny', 'disabled_tools = ["crash"]'));
     const { id: threadId } = await startThread(client);
@@ -238,7 +238,7 @@ describe('mcpServer/tool/call (§9.2)', () => {
   });
 });
 
-describe('server elicitations (§6.1)', () => {
+describe('server elicitations', () => {
   it('forwards an elicitation during mcpServer/tool/call with turnId null and relays the answer', async () => {
     const { client } = await open(everythingToml, { approvalPolicy: 'on-request', sandbox: 'workspace-write' });
     const { id: threadId } = await startThread(client);
@@ -258,7 +258,7 @@ describe('server elicitations (§6.1)', () => {
   }, 60_000);
 });
 
-describe('mcpServer/resource/read (§9.3)', () => {
+describe('mcpServer/resource/read', () => {
   it('reads on the thread’s connection, on a temporary one without threadId, and words failures as the reference', async () => {
     const { client } = await open(everythingToml);
     const { id: threadId } = await startThread(client);
@@ -272,7 +272,7 @@ describe('mcpServer/resource/read (§9.3)', () => {
   }, 60_000);
 });
 
-describe('config/mcpServer/reload (§9.4, §2.8)', () => {
+describe('config/mcpServer/reload', () => {
   it('re-reads config.toml and applies it to a loaded thread at its next turn/start', async () => {
     const { h, client } = await open(tinyToml('old'));
     const { id: threadId } = await startThread(client);

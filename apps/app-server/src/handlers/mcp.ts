@@ -1,5 +1,5 @@
 /**
- * Handlers of the MCP client methods (docs/app-server.md "MCP", ../shared/spec/mcp-client.md §9):
+ * Handlers of the MCP client methods (docs/app-server.md "MCP servers"):
  * `mcpServerStatus/list` answers from live state, never starting a process (the reference starts
  * every server afresh per call); `mcpServer/tool/call` runs on the thread's live connection,
  * waiting for a server still starting, with no approval and no item; `mcpServer/resource/read`

@@ -94,7 +94,7 @@ export interface McpServersParse {
   warnings: string[];
 }
 
-/** Parses `mcp_servers` (the raw table). Throws `McpConfigError` for the §1.2 load errors. */
+/** Parses `mcp_servers` (the raw table). Throws `McpConfigError` for the load errors of docs/mcp-client.md "Configuration". */
 export function parseMcpServers(table: Record<string, unknown>): McpServersParse {
   const servers: McpServerConfig[] = [];
   const warnings: string[] = [];
@@ -146,7 +146,7 @@ export function parseMcpServer(name: string, raw: unknown): { server: McpServerC
   };
 }
 
-/** The §1.3 name rule; returns the REF error text, or null when the name is valid. */
+/** The server-name rule (docs/mcp-client.md "Configuration"); returns the REF error text, or null when the name is valid. */
 export function checkServerName(name: string): string | null {
   return SERVER_NAME.test(name) ? null : `Invalid MCP server name '${name}': must match pattern ^[a-zA-Z0-9_-]+$`;
 }

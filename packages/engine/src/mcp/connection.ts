@@ -29,7 +29,7 @@ export interface ConnectionHooks {
   elicit(params: Record<string, unknown>, signal: AbortSignal): Promise<{ action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }>;
 }
 
-/** The environment of a stdio server: the allow-list, `env`, then `env_vars` (§2.2). */
+/** The environment of a stdio server: the allow-list, `env`, then `env_vars`. */
 export function buildServerEnv(config: Extract<McpServerConfig['transport'], { type: 'stdio' }>, parent: NodeJS.ProcessEnv): Record<string, string> {
   const env: Record<string, string> = {};
   for (const key of MCP_ENV_ALLOW_LIST) {

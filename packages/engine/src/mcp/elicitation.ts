@@ -1,5 +1,5 @@
 /**
- * A server's `elicitation/create` (§6.1): the requested schema normalised to the MCP elicitation
+ * A server's `elicitation/create`: the requested schema normalised to the MCP elicitation
  * subset (order kept, string `default` kept, legacy `enumNames` mapped to a titled `oneOf`), the
  * policy (`never` declines at once, except an empty form under danger-full-access, which is
  * accepted), the check of accepted content against the schema (a misfit is declined), and the

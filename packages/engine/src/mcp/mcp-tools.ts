@@ -184,7 +184,7 @@ export class McpToolSource implements ToolSource {
     return answer === 'abort' ? 'user cancelled MCP tool call' : 'user rejected MCP tool call';
   }
 
-  /** The `_meta` of a model-driven call (§4.2 of the reference's behaviour). */
+  /** The `_meta` of a model-driven call. */
   #meta(server: string, ctx: ToolContext): Record<string, unknown> {
     const meta: Record<string, unknown> = {
       'x-codex-turn-metadata': {

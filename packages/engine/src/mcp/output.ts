@@ -31,7 +31,7 @@ export interface FormattedResult {
   contentItems?: FunctionOutputContent[];
 }
 
-/** Formats a `tools/call` result (§8.1). `hasOutputSchema`: the tool declares `outputSchema`. */
+/** Formats a `tools/call` result. `hasOutputSchema`: the tool declares `outputSchema`. */
 export function formatCallResult(
   result: { content?: unknown[]; structuredContent?: unknown; isError?: boolean },
   wallMs: number,

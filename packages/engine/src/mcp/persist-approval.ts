@@ -1,5 +1,5 @@
 /**
- * "Always" for an MCP tool call (§5.2): writes `approval_mode = "approve"` under
+ * "Always" for an MCP tool call: writes `approval_mode = "approve"` under
  * `[mcp_servers.<server>.tools.<raw tool>]` into the config file that defines the server,
  * keeping its formatting (`applyConfigEdits`), atomically (temp file + rename). A server defined
  * elsewhere (a `-c` override) is not written. Writes to one file are serialised.

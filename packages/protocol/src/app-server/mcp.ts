@@ -1,6 +1,5 @@
 /**
- * The MCP client area of the wire (docs/mcp-client.md, ../shared/spec/mcp-client.md §5.2, §6.1,
- * §9): `mcpServerStatus/list`, `mcpServer/tool/call`, `mcpServer/resource/read`,
+ * The MCP client area of the wire (docs/mcp-client.md; docs/app-server.md "MCP servers"): `mcpServerStatus/list`, `mcpServer/tool/call`, `mcpServer/resource/read`,
  * `config/mcpServer/reload`; the notifications `mcpServer/startupStatus/updated` and
  * `item/mcpToolCall/progress`; and the server→client request `mcpServer/elicitation/request`,
  * which carries both a server's elicitation and (with `_meta.codex_approval_kind`) the approval of
