@@ -22,6 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { measureCallOverhead, measureSlowFirstTurn, measureStatusList, mcpServerToml } from './lib/mcp-app-server.mjs';
 import { startTimingProxy } from './lib/model-script.mjs';
+import { startNamespaceProxy } from './lib/namespace-proxy.mjs';
 import { findCodexBinary, importDist, missingDist, requireDist } from './lib/paths.mjs';
 import { num, numberFlag, ratio, summarize, table } from './lib/stats.mjs';
 
@@ -63,6 +64,9 @@ const handler = (request) => {
 };
 const model = await ts.startScriptedModelServer({ handler, models: ['mock-model'] });
 const proxy = await startTimingProxy(model.url);
+// The app-servers' model path: the reference offers MCP tools as Responses `namespace` tools.
+const namespaced = await startNamespaceProxy(model.url);
+const appProxy = await startTimingProxy(namespaced.url);
 const home = await mkdtemp(path.join(os.tmpdir(), 'deputy-mcp-client-home-'));
 const cwd = await mkdtemp(path.join(os.tmpdir(), 'deputy-mcp-client-cwd-'));
 
@@ -105,7 +109,7 @@ function childRssKb() {
 
 /** The app-server measurements of one kind; a failed one is logged and left null. */
 async function measureAppServer(kind) {
-  const ctx = { kind, bin, cwd, modelUrl: proxy.url };
+  const ctx = { kind, bin, cwd, modelUrl: appProxy.url };
   const out = { list: null, slow: null, call: null, errors: [] };
   const attempt = async (key, fn) => {
     log(`${kind}: ${key}`);
@@ -118,7 +122,7 @@ async function measureAppServer(kind) {
   };
   await attempt('list', () => measureStatusList(ctx, { servers: listServers, tools: listTools, runs: listRuns }));
   await attempt('slow', () => measureSlowFirstTurn(ctx, slowStartMs));
-  await attempt('call', () => measureCallOverhead(ctx, proxy, { warmup, calls }));
+  await attempt('call', () => measureCallOverhead(ctx, appProxy, { warmup, calls }));
   return out;
 }
 
@@ -239,6 +243,8 @@ try {
 } finally {
   await manager?.close();
   await proxy.close();
+  await appProxy.close();
+  await namespaced.close();
   await model.close();
   await rm(home, { recursive: true, force: true });
   await rm(cwd, { recursive: true, force: true });

@@ -126,6 +126,39 @@ describe('MCP client', () => {
     expect(typeof meta?.progressToken).toBe('number');
   }, 15_000);
 
+  it('completes the item and sends notifications/cancelled when the turn is interrupted mid-call', async () => {
+    const log = join(process.env.TMPDIR ?? '/tmp', `tiny-int-${process.pid}-${Date.now()}.log`);
+    const engine = await open(tinyServer('tiny', `default_tools_approval_mode = "approve"\nenv = { TINY_LOG = ${JSON.stringify(log)} }`), {}, 'mcp_startup_grace_ms = 10000');
+    engine.server.enqueue({ output: [functionCall('mcp__tiny__slow', {})] }, { output: [text('never')] });
+    const thread = await engine.manager.start({ cwd: engine.temp.cwd });
+    const events = collect(thread);
+    const handle = thread.startTurn([{ type: 'text', text: 'slow' }]);
+    await waitFor(() => events.some((e) => e.type === 'item.started' && e.item.type === 'mcpToolCall'), 10_000, 'the call to start');
+    await thread.interrupt();
+    const turn = await handle.done;
+    expect(turn.status).toBe('interrupted');
+    expect(events.find((e) => e.type === 'item.completed' && e.item.type === 'mcpToolCall')).toBeDefined();
+    await waitFor(async () => (await readFile(log, 'utf8').catch(() => '')).includes('notifications/cancelled'), 10_000, 'the cancellation');
+  }, 20_000);
+
+  it('runs two calls to one server one after the other', async () => {
+    const spans = async (parallel: boolean): Promise<{ startedAt: number; endedAt: number }[]> => {
+      const log = join(process.env.TMPDIR ?? '/tmp', `tiny-par-${parallel}-${process.pid}-${Date.now()}.log`);
+      const extra = `default_tools_approval_mode = "approve"\nsupports_parallel_tool_calls = ${parallel}\nenv = { TINY_LOG = ${JSON.stringify(log)} }`;
+      const engine = await open(tinyServer('tiny', extra), {}, 'mcp_startup_grace_ms = 10000');
+      engine.server.enqueue({ output: [functionCall('mcp__tiny__sleep', { ms: 400 }), functionCall('mcp__tiny__sleep', { ms: 400 })] }, { output: [text('done')] });
+      const thread = await engine.manager.start({ cwd: engine.temp.cwd });
+      expect((await thread.startTurn([{ type: 'text', text: 'sleep twice' }]).done).status).toBe('completed');
+      const lines = (await readFile(log, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { slept?: { startedAt: number; endedAt: number } });
+      return lines.flatMap((l) => (l.slept ? [l.slept] : [])).sort((a, b) => a.startedAt - b.startedAt);
+    };
+    // With supports_parallel_tool_calls the calls may overlap; the turn loop still runs a
+    // response's tool calls one at a time (docs/mcp-client.md "Not done yet").
+    const serial = await spans(false);
+    expect(serial).toHaveLength(2);
+    expect(serial[1]!.startedAt).toBeGreaterThanOrEqual(serial[0]!.endedAt);
+  }, 30_000);
+
   it('declines a gated call at once under never (no prompt) and asks under untrusted', async () => {
     const never = await open(tinyServer('tiny'), { approvalPolicy: 'never', sandbox: 'workspace-write' }, 'mcp_startup_grace_ms = 10000');
     const call = functionCall('mcp__tiny__plain', { text: 'x' });
