@@ -60,6 +60,8 @@ interface ServerState {
   abort: AbortController;
   restarts: number;
   retryAtMs: number;
+  /** When the current start began: the grace a turn waits counts from here. */
+  launchedAtMs: number;
   /** Serial calls queue. */
   queue: Promise<unknown>;
 }
@@ -106,22 +108,26 @@ export class McpManager {
   }
 
   /**
-   * Before a model request: restarts crashed servers whose back-off has passed, then waits up to
-   * the grace period (or until `signal` aborts) for servers still starting.
+   * Before a model request: restarts crashed servers whose back-off has passed, then waits for
+   * servers still starting, until each has had the grace period since its start began (or until
+   * `signal` aborts). A server started with the thread has used part of its grace by the first
+   * request; one that has had its grace is not waited for again.
    */
   async prepare(signal: AbortSignal): Promise<void> {
     const now = Date.now();
     for (const state of this.#servers.values()) {
       if (state.status === 'failed' && state.conn === null && state.restarts > 0 && state.restarts <= MAX_RESTARTS && now >= state.retryAtMs) this.#launch(state);
     }
-    const pending = [...this.#servers.values()].filter((s) => s.status === 'starting').map((s) => s.starting);
-    if (pending.length === 0) return;
+    const starting = [...this.#servers.values()].filter((s) => s.status === 'starting');
+    const waitMs = Math.max(0, ...starting.map((s) => s.launchedAtMs + this.options.startupGraceMs - Date.now()));
+    const pending = starting.map((s) => s.starting);
+    if (pending.length === 0 || waitMs === 0) return;
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     await Promise.race([
       Promise.all(pending),
       new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, this.options.startupGraceMs);
+        timer = setTimeout(resolve, waitMs);
         onAbort = resolve;
         signal.addEventListener('abort', onAbort, { once: true });
       }),
@@ -232,7 +238,7 @@ export class McpManager {
   }
 
   #newState(config: McpServerConfig): ServerState {
-    return { config, status: 'starting', error: null, conn: null, starting: null, abort: new AbortController(), restarts: 0, retryAtMs: 0, queue: Promise.resolve() };
+    return { config, status: 'starting', error: null, conn: null, starting: null, abort: new AbortController(), restarts: 0, retryAtMs: 0, launchedAtMs: 0, queue: Promise.resolve() };
   }
 
   async #stop(state: ServerState, report: boolean): Promise<void> {
@@ -247,6 +253,7 @@ export class McpManager {
   #launch(state: ServerState): void {
     const { config } = state;
     state.abort = new AbortController();
+    state.launchedAtMs = Date.now();
     const signal = state.abort.signal;
     this.#set(state, 'starting', null);
     const nameError = checkServerName(config.name);
