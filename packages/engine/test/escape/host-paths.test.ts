@@ -8,36 +8,18 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxMode } from '@deputy/protocol';
-import type { Step } from '@deputy/test-support';
-import { addFilePatch, CONFINED_TMP_TOML, execCall, patchCall, requireBwrap, SafetyHarness } from '../safety/harness.js';
-import type { Thread } from '../../src/thread/thread.js';
-import { expectEveryCommandRan } from './host.js';
+import { beforeAll, expect, it } from 'vitest';
+import { addFilePatch, execCall, patchCall, requireBwrap, SafetyHarness } from '../safety/harness.js';
+import { eachSandboxMode } from './host.js';
 
-const MODES: { mode: SandboxMode; confined: boolean }[] = [
-  { mode: 'workspace-write', confined: true },
-  { mode: 'read-only', confined: true },
-  { mode: 'danger-full-access', confined: false },
-];
 
 beforeAll(requireBwrap);
 
-describe.each(MODES)('with sandbox_mode = $mode', ({ mode, confined }) => {
+eachSandboxMode(({ mode, confined, can, harness, attack }) => {
   let h: SafetyHarness;
-  const can = (what: string) => `${confined ? 'cannot' : 'can'} ${what}`;
-
-  beforeAll(async () => {
-    h = await SafetyHarness.start({ approvalPolicy: 'never', sandbox: mode, extraToml: CONFINED_TMP_TOML });
+  beforeAll(() => {
+    h = harness();
   });
-  afterAll(async () => {
-    await h?.close();
-  });
-
-  /** Runs one turn of attacks and checks each exec_command reached the sandbox. */
-  async function attack(thread: Thread, steps: Step[]): Promise<void> {
-    expectEveryCommandRan((await h.runTurn(thread, steps)).events);
-  }
 
   /** A fresh workspace (sibling of `outside`, so `../outside` leaves it) and a thread in it. */
   async function prepared() {

@@ -7,8 +7,11 @@
  */
 import dgram from 'node:dgram';
 import fs from 'node:fs';
-import { expect } from 'vitest';
-import type { EngineEvent } from '@deputy/protocol';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import type { EngineEvent, SandboxMode } from '@deputy/protocol';
+import type { Step } from '@deputy/test-support';
+import type { Thread } from '../../src/thread/thread.js';
+import { CONFINED_TMP_TOML, SafetyHarness } from '../safety/harness.js';
 
 let markerCounter = 0;
 let settleCounter = 0;
@@ -139,4 +142,50 @@ export function commandsThatRan(events: EngineEvent[]): string[] {
 export function expectEveryCommandRan(events: EngineEvent[]): void {
   const calls = events.filter((e) => e.type === 'model.item' && e.item.type === 'function_call' && e.item.name === 'exec_command').length;
   expect(commandsThatRan(events), 'every exec_command call reached the sandbox, none was refused upstream').toHaveLength(calls);
+}
+
+/** The three sandbox modes, and whether each confines a command. */
+export const SANDBOX_MODES: { mode: SandboxMode; confined: boolean }[] = [
+  { mode: 'workspace-write', confined: true },
+  { mode: 'read-only', confined: true },
+  { mode: 'danger-full-access', confined: false },
+];
+
+/** What `eachSandboxMode` gives each mode's tests. */
+export interface SandboxModeCase {
+  mode: SandboxMode;
+  confined: boolean;
+  /** `cannot <what>` under a confining mode, `can <what>` otherwise (test names). */
+  can(what: string): string;
+  /** The mode's harness (approval policy never, /tmp confined), open from the first test on. */
+  harness(): SafetyHarness;
+  /** Runs one turn of attacks and checks each exec_command reached the sandbox. */
+  attack(thread: Thread, steps: Step[]): Promise<void>;
+}
+
+/**
+ * Declares `body`'s tests once per sandbox mode, each mode with its own harness opened before its
+ * tests and closed after them; danger-full-access is the control that proves each attack works.
+ */
+export function eachSandboxMode(body: (c: SandboxModeCase) => void): void {
+  describe.each(SANDBOX_MODES)('with sandbox_mode = $mode', ({ mode, confined }) => {
+    let h: SafetyHarness | undefined;
+    beforeAll(async () => {
+      h = await SafetyHarness.start({ approvalPolicy: 'never', sandbox: mode, extraToml: CONFINED_TMP_TOML });
+    });
+    afterAll(async () => {
+      await h?.close();
+    });
+    const harness = (): SafetyHarness => {
+      if (h === undefined) throw new Error('the harness opens in beforeAll');
+      return h;
+    };
+    body({
+      mode,
+      confined,
+      can: (what) => `${confined ? 'cannot' : 'can'} ${what}`,
+      harness,
+      attack: async (thread, steps) => expectEveryCommandRan((await harness().runTurn(thread, steps)).events),
+    });
+  });
 }

@@ -6,19 +6,11 @@
  * proves nothing). Confined, nothing may arrive; danger-full-access is the control. Assertions are
  * on what the host listener received only.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxMode } from '@deputy/protocol';
-import type { Step } from '@deputy/test-support';
+import { afterEach, beforeAll, expect, it } from 'vitest';
 import { waitFor } from '../helpers/engine.js';
-import { CONFINED_TMP_TOML, execCall, requireBwrap, SafetyHarness } from '../safety/harness.js';
-import type { Thread } from '../../src/thread/thread.js';
-import { expectEveryCommandRan, listenUdp, type UdpListener } from './host.js';
+import { execCall, requireBwrap, SafetyHarness } from '../safety/harness.js';
+import { eachSandboxMode, listenUdp, type UdpListener } from './host.js';
 
-const MODES: { mode: SandboxMode; confined: boolean }[] = [
-  { mode: 'workspace-write', confined: true },
-  { mode: 'read-only', confined: true },
-  { mode: 'danger-full-access', confined: false },
-];
 
 let udp: UdpListener;
 
@@ -38,21 +30,11 @@ function dnsQuery(port: number): string {
   return `'${process.execPath}' -e "${script}"`;
 }
 
-describe.each(MODES)('with sandbox_mode = $mode', ({ mode, confined }) => {
+eachSandboxMode(({ confined, can, harness, attack }) => {
   let h: SafetyHarness;
-  const can = (what: string) => `${confined ? 'cannot' : 'can'} ${what}`;
-
-  beforeAll(async () => {
-    h = await SafetyHarness.start({ approvalPolicy: 'never', sandbox: mode, extraToml: CONFINED_TMP_TOML });
+  beforeAll(() => {
+    h = harness();
   });
-  afterAll(async () => {
-    await h?.close();
-  });
-
-  /** Runs one turn of attacks and checks each exec_command reached the sandbox. */
-  async function attack(thread: Thread, steps: Step[]): Promise<void> {
-    expectEveryCommandRan((await h.runTurn(thread, steps)).events);
-  }
 
   it(`${can('send a UDP datagram to a host listener on 127.0.0.1')}`, async () => {
     udp = await listenUdp();
