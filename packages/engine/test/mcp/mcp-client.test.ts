@@ -3,39 +3,14 @@
  * configured in config.toml, driven by real turns against the scripted model. Every child is
  * killed by closing the engine.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { functionCall, text } from '@deputy/test-support';
-import { collect, startTestEngine, waitFor, type TestEngine, type TestEngineOptions } from '../helpers/engine.js';
+import { collect, waitFor } from '../helpers/engine.js';
+import { engineOpener, everythingBin, node, outputOf, tiny } from './servers.js';
 
-const require = createRequire(import.meta.url);
-const everythingPkg = require.resolve('@modelcontextprotocol/server-everything/package.json');
-const everythingBin = join(dirname(everythingPkg), (require(everythingPkg) as { bin: Record<string, string> }).bin['mcp-server-everything'] ?? '');
-const tiny = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'tiny-server.mjs');
-const node = JSON.stringify(process.execPath);
-
-const engines: TestEngine[] = [];
-afterEach(async () => {
-  for (const e of engines.splice(0)) await e.close();
-});
-
-async function open(servers: string, options: TestEngineOptions = {}, top = ''): Promise<TestEngine> {
-  const engine = await startTestEngine({ ...options, extraToml: `${top}\n${servers}` });
-  engines.push(engine);
-  return engine;
-}
-
-function outputOf(engine: TestEngine, callId: string): unknown {
-  for (const r of engine.server.requests) {
-    const items = (r.body as { input?: { type: string; call_id?: string; output?: unknown }[] }).input ?? [];
-    const found = items.find((i) => i.type === 'function_call_output' && i.call_id === callId);
-    if (found) return found.output;
-  }
-  return undefined;
-}
+const open = engineOpener();
 
 const tinyServer = (name: string, extra = '', args = '') => `[mcp_servers.${name}]\ncommand = ${node}\nargs = [${JSON.stringify(tiny)}${args}]\n${extra}\n`;
 

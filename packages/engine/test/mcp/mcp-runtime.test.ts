@@ -7,47 +7,23 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import type { McpElicitationRequest } from '@deputy/protocol';
 import { functionCall, makeTempHome, text } from '@deputy/test-support';
 import { parseConfigToml } from '../../src/config/toml-layers.js';
 import { checkElicitationContent, normaliseElicitationSchema } from '../../src/mcp/elicitation.js';
 import { progressForwarder } from '../../src/mcp/mcp-tools.js';
-import { collect, startTestEngine, waitFor, type TestEngine, type TestEngineOptions } from '../helpers/engine.js';
+import { collect, waitFor } from '../helpers/engine.js';
+import { engineOpener, everythingBin, filesystemBin, node, outputOf, tiny } from './servers.js';
 
-const require = createRequire(import.meta.url);
-const everythingPkg = require.resolve('@modelcontextprotocol/server-everything/package.json');
-const everythingBin = join(dirname(everythingPkg), (require(everythingPkg) as { bin: Record<string, string> }).bin['mcp-server-everything'] ?? '');
-const filesystemPkg = require.resolve('@modelcontextprotocol/server-filesystem/package.json');
-const filesystemBin = join(dirname(filesystemPkg), (require(filesystemPkg) as { bin: Record<string, string> }).bin['mcp-server-filesystem'] ?? '');
-const tiny = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'tiny-server.mjs');
-const node = JSON.stringify(process.execPath);
-
-const engines: TestEngine[] = [];
+// Registered first, so it runs after the engines have closed (vitest runs after-hooks in reverse).
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
-  for (const e of engines.splice(0)) await e.close();
   for (const c of cleanups.splice(0)) await c();
 });
-
-async function open(servers: string, options: TestEngineOptions = {}, top = 'mcp_startup_grace_ms = 20000'): Promise<TestEngine> {
-  const engine = await startTestEngine({ ...options, extraToml: `${top}\n${servers}` });
-  engines.push(engine);
-  return engine;
-}
-
-function outputOf(engine: TestEngine, callId: string): unknown {
-  for (const r of engine.server.requests) {
-    const items = (r.body as { input?: { type: string; call_id?: string; output?: unknown }[] }).input ?? [];
-    const found = items.find((i) => i.type === 'function_call_output' && i.call_id === callId);
-    if (found) return found.output;
-  }
-  return undefined;
-}
+const open = engineOpener('mcp_startup_grace_ms = 20000');
 
 const everything = (extra = '') => `[mcp_servers.everything]\ncommand = ${node}\nargs = [${JSON.stringify(everythingBin)}, "stdio"]\nstartup_timeout_sec = 20\n${extra}\n`;
 const tinyServer = (extra = '') => `[mcp_servers.tiny]\ncommand = ${node}\nargs = [${JSON.stringify(tiny)}]\n${extra}\n`;
@@ -167,10 +143,14 @@ describe('progress', () => {
     const progress = events.filter((e) => e.type === 'mcp.toolCallProgress');
     const seen = progress.map((e) => (e.type === 'mcp.toolCallProgress' ? [e.itemId, e.progress, e.total] : null));
     // Steps 250 ms apart are normally all forwarded; a loaded machine may bunch two inside the
-    // 100 ms throttle window, and then only the later one is delivered. The last always is.
+    // 100 ms throttle window, and then only the later one is delivered. The server's last step can
+    // also reach the client after its result (the call is over then), so the last event is step 3
+    // or 4; what must hold is order and that nothing follows the completed item.
     expect(seen.length).toBeGreaterThanOrEqual(2);
     expect(seen[0]).toEqual([call.callId, 1, 4]);
-    expect(seen.at(-1)).toEqual([call.callId, 4, 4]);
+    const steps = seen.map((s) => s?.[1] as number);
+    expect(steps).toEqual([...steps].sort((a, b) => a - b));
+    expect(steps.at(-1)).toBeGreaterThanOrEqual(3);
     const completedAt = events.findIndex((e) => e.type === 'item.completed' && e.item.type === 'mcpToolCall');
     expect(events.lastIndexOf(progress.at(-1)!)).toBeLessThan(completedAt);
   }, 30_000);
