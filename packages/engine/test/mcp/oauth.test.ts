@@ -7,6 +7,8 @@
  * stored token, refresh before expiry and on a 401, a failed refresh, and logout with revocation.
  */
 import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { makeTempHome, type TempHome } from '@deputy/test-support';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -132,6 +134,22 @@ describe('login', () => {
     await down.admin('stop-as');
     const origin = new URL(down.issuer).origin;
     await expect(oauthOf(temp).login(serverConfig({}, down.mcpUrl), { timeoutMs: 5_000 })).rejects.toThrow(`the OAuth authorization server ${origin} is unreachable`);
+  });
+
+  it('listens on mcp_oauth_callback_port when set; a second login on that port replaces the first', async () => {
+    const temp = await home();
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const oauth = new McpOAuth({ home: temp.home, credentialsStore: 'file', callbackPort: port, callbackUrl: null });
+    const first = await oauth.login(serverConfig(), { timeoutMs: 20_000 });
+    expect(first.redirectUrl).toBe(`http://127.0.0.1:${port}/callback`);
+    const second = await oauth.login(serverConfig(), { timeoutMs: 20_000 });
+    expect(second.redirectUrl).toBe(`http://127.0.0.1:${port}/callback`);
+    expect((await first.done).success).toBe(false);
+    expect((await visit(second.authorizationUrl)).status).toBe(200);
+    expect(await second.done).toEqual({ success: true });
   });
 
   it('times out with the reference text', async () => {
