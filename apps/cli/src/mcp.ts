@@ -182,6 +182,7 @@ export async function runMcpList(globals: McpGlobalOptions, json: boolean): Prom
     const servers = Object.keys(config.mcpServers)
       .sort(byCodeUnit)
       .map((name) => describeServer(name, config.mcpServers[name] ?? {}));
+    await markOAuth(config, servers);
     if (json) {
       const entries = servers.map((s) => ({
         name: s.name,
@@ -268,8 +269,20 @@ export async function runMcpGet(globals: McpGlobalOptions, name: string, json: b
 // The view of one `[mcp_servers.<name>]` table. The engine's MCP config module owns validation;
 // this reads the raw table leniently so that `list` and `get` show what is written.
 
-type AuthStatus = 'unsupported' | 'bearer_token';
-const AUTH_LABELS: Record<AuthStatus, string> = { unsupported: 'Unsupported', bearer_token: 'Bearer token' };
+type AuthStatus = 'unsupported' | 'bearer_token' | 'o_auth';
+const AUTH_LABELS: Record<AuthStatus, string> = { unsupported: 'Unsupported', bearer_token: 'Bearer token', o_auth: 'OAuth' };
+
+/**
+ * Marks the HTTP servers that have stored OAuth tokens (`OAuth`). Whether a server without tokens
+ * offers OAuth (the reference's "Not logged in") needs the network and is not probed here.
+ */
+async function markOAuth(config: ResolvedConfig, servers: ServerView[]): Promise<void> {
+  const store = oauthOf(config).store;
+  for (const s of servers) {
+    if (s.transport.type !== 'streamable_http' || s.authStatus !== 'unsupported') continue;
+    if ((await store.load(s.name, s.transport.url))?.tokens) s.authStatus = 'o_auth';
+  }
+}
 
 type EnvVarEntry = string | { name: string; source?: string };
 

@@ -63,6 +63,13 @@ describe('deputy mcp login / logout', () => {
     expect(login.stdout() + login.stderr()).not.toContain(token);
     expect(await readFile(join(temp.home, 'config.toml'), 'utf8')).not.toContain(token);
 
+    const list = await runCli(['mcp', 'list', '--json'], { home: temp.home, cwd: temp.cwd });
+    expect((JSON.parse(list.stdout) as Array<{ name: string; auth_status: string }>).map((s) => [s.name, s.auth_status])).toEqual([
+      ['local', 'unsupported'],
+      ['remote', 'o_auth'],
+    ]);
+    expect((await runCli(['mcp', 'list'], { home: temp.home, cwd: temp.cwd })).stdout).toMatch(/^remote\s+http:\S+\s+-\s+enabled\s+OAuth\s*$/m);
+
     // Another Deputy process: the model calls the protected tool with the stored token.
     model.enqueue({ output: [functionCall('mcp__remote__echo', { text: 'from exec' }, 'call_o1')] }, { output: [text('done')] });
     const exec = await runCli(['exec', '--json', 'call the tool'], { home: temp.home, cwd: temp.cwd }, 40_000);
