@@ -216,6 +216,20 @@ describe('logout', () => {
 });
 
 describe('connecting with the stored token', () => {
+  it('two threads hitting a 401 at once share one refresh (rotating refresh tokens stay valid)', async () => {
+    const temp = await home();
+    const oauth = oauthOf(temp);
+    const config = serverConfig();
+    await loggedIn(oauth, config);
+    const [a, b] = [await managerWith(oauth, config, temp.cwd), await managerWith(oauth, config, temp.cwd)];
+    await as.admin('expire');
+    const refreshes = (await as.events('token')).filter((e) => e.grant === 'refresh_token').length;
+    const results = await Promise.all([a, b].map((m, i) => m.callTool('remote', 'echo', { text: `t${i}` }, {}, { signal: AbortSignal.timeout(10_000) })));
+    expect(results.map((r) => r.content)).toEqual([[{ type: 'text', text: 'echo: t0' }], [{ type: 'text', text: 'echo: t1' }]]);
+    expect((await as.events('token')).filter((e) => e.grant === 'refresh_token').length).toBe(refreshes + 1);
+    expect(await oauth.authStatus(config, 2000)).toBe('oAuth');
+  });
+
   it('lists the protected tools, refreshes on a 401 and before expiry, and drops the tokens when refresh fails', async () => {
     const temp = await home();
     const oauth = oauthOf(temp);

@@ -36,6 +36,8 @@ export class McpOAuth {
   readonly store: McpOAuthStore;
   readonly #logins = new Map<string, McpOAuthLogin>();
   readonly #discovered = new Map<string, { supported: Promise<boolean>; atMs: number }>();
+  /** Token refreshes in flight, by server: every connection of the process shares them. */
+  readonly #refreshes = new Map<string, Promise<void>>();
 
   constructor(readonly settings: McpOAuthSettings) {
     this.store = new McpOAuthStore({ home: settings.home, mode: settings.credentialsStore, ...(settings.warn ? { warn: settings.warn } : {}) });
@@ -45,7 +47,7 @@ export class McpOAuth {
   transportAuth(config: McpServerConfig): AuthProvider | undefined {
     const server = oauthServerOf(config);
     if (server === null || hasStaticAuth(config)) return undefined;
-    return transportAuth(server, this.store);
+    return transportAuth(server, this.store, this.#refreshes);
   }
 
   /**

@@ -150,7 +150,15 @@ export class DeputyOAuthProvider implements OAuthClientProvider {
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
     if (scope === 'verifier') this.#codeVerifier = '';
     else if (scope === 'discovery') this.#discovery = undefined;
-    else if (scope === 'tokens') await this.#update({ tokens: undefined, expiresAtMs: null });
+    else if (scope === 'tokens') {
+      // Drop only the tokens this provider holds: another process may have stored new ones.
+      const current = this.options.onAuthorizationUrl ? this.#entry : await this.store.load(this.server.name, this.server.url);
+      if (current?.tokens && current.tokens.access_token !== this.#entry?.tokens?.access_token) {
+        this.#entry = current;
+        return;
+      }
+      await this.#update({ tokens: undefined, expiresAtMs: null });
+    }
     else if (scope === 'client') await this.#update({ clientInformation: undefined });
     else {
       this.#entry = null;
@@ -176,48 +184,64 @@ export class DeputyOAuthProvider implements OAuthClientProvider {
 /**
  * The `AuthProvider` of a Streamable HTTP connection to `server`: the stored access token on
  * every request (refreshed first when it expires within `REFRESH_MARGIN_MS`), and one refresh on
- * a 401. Without stored tokens a 401 fails at once with a "log in" message. Concurrent requests
- * share one refresh.
+ * a 401. Without stored tokens a 401 fails at once with a "log in" message. Refreshes of one
+ * server share one flight through `inFlight` (all connections of a process: refresh tokens may
+ * rotate, so two refreshes with the same token would log the user out); a refresh that lost a
+ * race with another process finds that process's new tokens and uses them.
  */
-export function transportAuth(server: McpOAuthServer, store: McpOAuthStore): AuthProvider {
-  let refreshing: Promise<void> | null = null;
-  const refresh = (ctx: { resourceMetadataUrl?: URL; scope?: string; fetchFn?: FetchLike }): Promise<void> => {
-    refreshing ??= (async () => {
-      const entry = await store.load(server.name, server.url);
-      if (!entry?.tokens) throw new McpLoginRequiredError(server.name, `MCP server '${server.name}' requires OAuth login`);
-      if (!entry.tokens.refresh_token) throw new McpLoginRequiredError(server.name, `the OAuth access token of MCP server '${server.name}' expired and there is no refresh token`);
-      const provider = new DeputyOAuthProvider(server, store, entry, { redirectUrl: redirectUrlOf(entry) });
-      let result: string;
-      try {
-        result = await auth(provider, { serverUrl: server.url, ...ctx });
-      } catch (error) {
-        await provider.invalidateCredentials('tokens');
-        throw new McpLoginRequiredError(server.name, `refreshing the OAuth token of MCP server '${server.name}' failed (${errorText(error)})`);
-      }
-      if (result !== 'AUTHORIZED' || provider.redirectRequested) {
-        await provider.invalidateCredentials('tokens');
-        throw new McpLoginRequiredError(server.name, `refreshing the OAuth token of MCP server '${server.name}' failed`);
-      }
-    })().finally(() => {
-      refreshing = null;
-    });
-    return refreshing;
+export function transportAuth(server: McpOAuthServer, store: McpOAuthStore, inFlight: Map<string, Promise<void>> = new Map()): AuthProvider {
+  const key = `${server.name}|${server.url}`;
+  const refreshOnce = async (ctx: { resourceMetadataUrl?: URL; scope?: string; fetchFn?: FetchLike }, seen: string | undefined): Promise<void> => {
+    const entry = await store.load(server.name, server.url);
+    if (!entry?.tokens) throw new McpLoginRequiredError(server.name, `MCP server '${server.name}' requires OAuth login`);
+    // Someone else refreshed since this request read its token: use theirs.
+    if (seen !== undefined && entry.tokens.access_token !== seen && !isExpiring(entry)) return;
+    if (!entry.tokens.refresh_token) throw new McpLoginRequiredError(server.name, `the OAuth access token of MCP server '${server.name}' expired and there is no refresh token`);
+    const provider = new DeputyOAuthProvider(server, store, entry, { redirectUrl: redirectUrlOf(entry) });
+    let failure: string | null = null;
+    try {
+      const result = await auth(provider, { serverUrl: server.url, ...ctx });
+      if (result !== 'AUTHORIZED' || provider.redirectRequested) failure = 'the authorization server did not accept the refresh token';
+    } catch (error) {
+      failure = errorText(error);
+    }
+    if (failure === null) return;
+    const now = await store.load(server.name, server.url);
+    if (now?.tokens && now.tokens.access_token !== entry.tokens.access_token) return;
+    await provider.invalidateCredentials('tokens');
+    throw new McpLoginRequiredError(server.name, `refreshing the OAuth token of MCP server '${server.name}' failed (${failure})`);
   };
+  const refresh = (ctx: { resourceMetadataUrl?: URL; scope?: string; fetchFn?: FetchLike }, seen: string | undefined): Promise<void> => {
+    let flight = inFlight.get(key);
+    if (!flight) {
+      flight = refreshOnce(ctx, seen).finally(() => inFlight.delete(key));
+      inFlight.set(key, flight);
+    }
+    return flight;
+  };
+  let lastSent: string | undefined;
   return {
     async token() {
       const entry = await store.load(server.name, server.url);
       if (!entry?.tokens) return undefined;
-      if (entry.expiresAtMs != null && entry.expiresAtMs - Date.now() < REFRESH_MARGIN_MS && entry.tokens.refresh_token) {
-        await refresh({});
-        return (await store.load(server.name, server.url))?.tokens?.access_token;
+      if (isExpiring(entry) && entry.tokens.refresh_token) {
+        await refresh({}, undefined);
+        lastSent = (await store.load(server.name, server.url))?.tokens?.access_token;
+        return lastSent;
       }
-      return entry.tokens.access_token;
+      lastSent = entry.tokens.access_token;
+      return lastSent;
     },
     async onUnauthorized(ctx) {
       const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(ctx.response);
-      await refresh({ ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}), fetchFn: ctx.fetchFn });
+      await refresh({ ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}), fetchFn: ctx.fetchFn }, lastSent);
     },
   };
+}
+
+/** True when the stored access token expires within `REFRESH_MARGIN_MS`. */
+function isExpiring(entry: McpOAuthEntry): boolean {
+  return entry.expiresAtMs != null && entry.expiresAtMs - Date.now() < REFRESH_MARGIN_MS;
 }
 
 /** The redirect URL a stored client was registered with (refresh needs an interactive-looking provider). */
