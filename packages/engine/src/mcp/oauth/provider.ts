@@ -13,6 +13,7 @@ import {
   extractWWWAuthenticateParams,
   type AuthProvider,
   type FetchLike,
+  type OAuthClientInformationContext,
   type OAuthClientMetadata,
   type OAuthClientProvider,
   type OAuthDiscoveryState,
@@ -94,10 +95,11 @@ export class DeputyOAuthProvider implements OAuthClientProvider {
     return this.options.state ?? randomBytes(16).toString('base64url');
   }
 
-  clientInformation(): StoredOAuthClientInformation | undefined {
+  clientInformation(ctx?: OAuthClientInformationContext): StoredOAuthClientInformation | undefined {
     if (this.server.clientId !== null) {
       const stored = this.#entry?.clientInformation;
-      return stored?.client_id === this.server.clientId ? (stored as StoredOAuthClientInformation) : { client_id: this.server.clientId };
+      // A configured client belongs to whichever authorization server the server names.
+      return stored?.client_id === this.server.clientId ? (stored as StoredOAuthClientInformation) : { client_id: this.server.clientId, ...(ctx ? { issuer: ctx.issuer } : {}) };
     }
     const stored = this.#entry?.clientInformation as StoredOAuthClientInformation | undefined;
     if (!stored) return undefined;
