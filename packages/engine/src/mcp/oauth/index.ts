@@ -28,7 +28,7 @@ export interface McpOAuthSettings {
 }
 
 const DISCOVERY_TIMEOUT_MS = 5_000;
-/** A failed discovery is tried again after this long. */
+/** How long a discovery result is used before it is checked again (in the background). */
 const DISCOVERY_RETRY_MS = 30_000;
 
 /** See the module comment. */
@@ -99,6 +99,7 @@ export class McpOAuth {
     return supported ? 'notLoggedIn' : 'unsupported';
   }
 
+  /** Whether `url` advertises OAuth: cached; a result older than 30 s is still answered while a new discovery runs. */
   #supportsOAuth(url: string): Promise<boolean> {
     const known = this.#discovered.get(url);
     if (known && Date.now() - known.atMs < DISCOVERY_RETRY_MS) return known.supported;
@@ -106,8 +107,14 @@ export class McpOAuth {
       (d) => d.supported,
       () => false,
     );
-    this.#discovered.set(url, { supported, atMs: Date.now() });
-    return supported;
+    const fresh = { supported, atMs: Date.now() };
+    if (!known) {
+      this.#discovered.set(url, fresh);
+      return supported;
+    }
+    known.atMs = Date.now();
+    void supported.then(() => this.#discovered.set(url, fresh));
+    return known.supported;
   }
 }
 
