@@ -1,5 +1,5 @@
 /**
- * The argument parsing of `deputy mcp add|list|get|remove` (Codex's `codex mcp`): commander
+ * The argument parsing of `deputy mcp add|list|get|remove|login|logout` (Codex's `codex mcp`): commander
  * wiring only; the work is in mcp.ts, loaded when a subcommand runs. `-c`, `--enable` and
  * `--disable` belong to `mcp` and are recognised before or after the subcommand, as in the
  * reference.
@@ -63,6 +63,22 @@ export function addMcpCommand(program: Command, exit: (code: number) => void): v
       exit(await (await mcpModule()).runMcpAdd(globals(command), name, { ...options, command: commandLine }));
     });
   mcp
+    .command('login')
+    .description('log in to a Streamable HTTP MCP server with OAuth (prints the URL to open, waits for the browser)')
+    .argument('<name>', 'name of the MCP server')
+    .option('--scopes <scopes>', 'comma-separated OAuth scopes to ask for (default: the config\'s scopes, else what the server advertises)')
+    .action(async (name: string, options: { scopes?: string }, command: Command) => {
+      const scopes = options.scopes === undefined ? null : options.scopes.split(',').map((s) => s.trim()).filter((s) => s !== '');
+      exit(await (await mcpModule()).runMcpLogin(globals(command), name, scopes));
+    });
+  mcp
+    .command('logout')
+    .description('delete the stored OAuth tokens of an MCP server (revoking them where the server offers it)')
+    .argument('<name>', 'name of the MCP server')
+    .action(async (name: string, _options: unknown, command: Command) => {
+      exit(await (await mcpModule()).runMcpLogout(globals(command), name));
+    });
+  mcp
     .command('remove')
     .description('remove a configured MCP server')
     .argument('<name>', 'name of the MCP server configuration to remove')
@@ -72,7 +88,7 @@ export function addMcpCommand(program: Command, exit: (code: number) => void): v
 }
 
 /** Options of `mcp` and `mcp add` that take a value (the others are flags). */
-const VALUE_OPTIONS = new Set(['-c', '--config', '--enable', '--disable', '--env', '--url', '--bearer-token-env-var']);
+const VALUE_OPTIONS = new Set(['-c', '--config', '--enable', '--disable', '--env', '--url', '--bearer-token-env-var', '--scopes']);
 
 /**
  * As in the reference, everything after `mcp add <NAME> <COMMAND>` belongs to the command, so

@@ -1,13 +1,17 @@
 /**
- * `deputy mcp add|list|get|remove`: manages the `[mcp_servers.<name>]` entries of
+ * `deputy mcp add|list|get|remove|login|logout`: manages the `[mcp_servers.<name>]` entries of
  * `$DEPUTY_HOME/config.toml` with the output, messages and exit codes of Codex's `codex mcp`.
  * `add` and `remove` edit the file through the engine's format-preserving writer (comments and
  * layout stay; the reference rewrites the whole `mcp_servers` section). `list` and `get` show the
  * effective config (file, profile, `-c`). Secrets: `env` and header values show as `*****` in the
  * tables; bearer tokens are only ever named by their variable. Exit codes: 0 ok, 1 an `Error:`
- * (as the reference), 2 usage errors (raised by mcp-command.ts).
+ * (as the reference), 2 usage errors (raised by mcp-command.ts). `login` and `logout` are the
+ * OAuth of Streamable HTTP servers (docs/mcp-client.md "OAuth"); tokens are never printed.
  */
-import { loadConfig, resolveHome, writeUserConfig, type ResolvedConfig } from '@deputy/engine';
+import { spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import path from 'node:path';
+import { loadConfig, McpOAuth, resolveHome, writeUserConfig, type ResolvedConfig } from '@deputy/engine';
 
 /** Options of `deputy mcp` that every subcommand sees. */
 export interface McpGlobalOptions {
@@ -98,6 +102,79 @@ export async function runMcpRemove(globals: McpGlobalOptions, name: string): Pro
   });
 }
 
+/** The OAuth side of MCP for `config`. */
+function oauthOf(config: ResolvedConfig): McpOAuth {
+  return new McpOAuth({ home: config.home, credentialsStore: config.mcpOAuth.credentialsStore, callbackPort: config.mcpOAuth.callbackPort, callbackUrl: config.mcpOAuth.callbackUrl });
+}
+
+/** A configured HTTP server by name, or the reference's errors. */
+function oauthServer(config: ResolvedConfig, name: string): ResolvedConfig['mcpServerConfigs'][number] {
+  const server = config.mcpServerConfigs.find((c) => c.name === name);
+  if (!server) throw new McpCliError(`No MCP server named '${name}' found.`);
+  if (server.transport.type !== 'http') throw new McpCliError('OAuth login is only supported for streamable HTTP servers.');
+  return server;
+}
+
+/**
+ * `deputy mcp login <name> [--scopes a,b]`: prints the authorization URL (and opens a browser
+ * when one is available), waits for the callback (300 s), stores the tokens. Ctrl-C cancels.
+ */
+export async function runMcpLogin(globals: McpGlobalOptions, name: string, scopes: string[] | null): Promise<number> {
+  return await run(async () => {
+    const config = await load(globals);
+    const server = oauthServer(config, name);
+    const login = await oauthOf(config).login(server, { scopes });
+    print(`Authorize Deputy to use MCP server '${name}': open this URL in your browser:`);
+    print(login.authorizationUrl);
+    print(`Waiting for the browser to return to ${login.redirectUrl} ...`);
+    openBrowser(login.authorizationUrl);
+    const onSignal = (): void => login.cancel('cancelled');
+    process.once('SIGINT', onSignal);
+    const outcome = await login.done.finally(() => process.off('SIGINT', onSignal));
+    if (!outcome.success) throw new McpCliError(`OAuth login for MCP server '${name}' failed: ${outcome.error}`);
+    print(`Successfully logged in to MCP server '${name}'.`);
+  });
+}
+
+/** `deputy mcp logout <name>`: deletes the stored tokens, revoking them where the server offers revocation. */
+export async function runMcpLogout(globals: McpGlobalOptions, name: string): Promise<number> {
+  return await run(async () => {
+    const config = await load(globals);
+    const server = oauthServer(config, name);
+    const result = await oauthOf(config).logout(server);
+    if (!result.removed) throw new McpCliError(`No OAuth credentials stored for MCP server '${name}'.`);
+    print(`Removed OAuth credentials for MCP server '${name}'.`);
+    if (result.revoked) print('The tokens were revoked at the authorization server.');
+    else if (result.revocationNote !== null) print(`The tokens were not revoked: ${result.revocationNote}.`);
+  });
+}
+
+/** Opens `url` with `open` (macOS) or `xdg-open` (with a display) when present; never fails. */
+function openBrowser(url: string): void {
+  const opener = process.platform === 'darwin' ? 'open' : process.env.DISPLAY || process.env.WAYLAND_DISPLAY ? 'xdg-open' : null;
+  if (opener === null || !onPath(opener)) return;
+  try {
+    const child = spawn(opener, [url], { stdio: 'ignore', detached: true });
+    child.on('error', () => undefined);
+    child.unref();
+  } catch {
+    // No browser: the printed URL is enough.
+  }
+}
+
+function onPath(program: string): boolean {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (dir === '') continue;
+    try {
+      accessSync(path.join(dir, program), constants.X_OK);
+      return true;
+    } catch {
+      // Not here.
+    }
+  }
+  return false;
+}
+
 /** `deputy mcp list [--json]`: two tables (stdio, then Streamable HTTP), sorted by name. */
 export async function runMcpList(globals: McpGlobalOptions, json: boolean): Promise<number> {
   return await run(async () => {
@@ -105,6 +182,7 @@ export async function runMcpList(globals: McpGlobalOptions, json: boolean): Prom
     const servers = Object.keys(config.mcpServers)
       .sort(byCodeUnit)
       .map((name) => describeServer(name, config.mcpServers[name] ?? {}));
+    await markOAuth(config, servers);
     if (json) {
       const entries = servers.map((s) => ({
         name: s.name,
@@ -191,8 +269,20 @@ export async function runMcpGet(globals: McpGlobalOptions, name: string, json: b
 // The view of one `[mcp_servers.<name>]` table. The engine's MCP config module owns validation;
 // this reads the raw table leniently so that `list` and `get` show what is written.
 
-type AuthStatus = 'unsupported' | 'bearer_token';
-const AUTH_LABELS: Record<AuthStatus, string> = { unsupported: 'Unsupported', bearer_token: 'Bearer token' };
+type AuthStatus = 'unsupported' | 'bearer_token' | 'o_auth';
+const AUTH_LABELS: Record<AuthStatus, string> = { unsupported: 'Unsupported', bearer_token: 'Bearer token', o_auth: 'OAuth' };
+
+/**
+ * Marks the HTTP servers that have stored OAuth tokens (`OAuth`). Whether a server without tokens
+ * offers OAuth (the reference's "Not logged in") needs the network and is not probed here.
+ */
+async function markOAuth(config: ResolvedConfig, servers: ServerView[]): Promise<void> {
+  const store = oauthOf(config).store;
+  for (const s of servers) {
+    if (s.transport.type !== 'streamable_http' || s.authStatus !== 'unsupported') continue;
+    if ((await store.load(s.name, s.transport.url))?.tokens) s.authStatus = 'o_auth';
+  }
+}
 
 type EnvVarEntry = string | { name: string; source?: string };
 

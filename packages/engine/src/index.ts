@@ -29,6 +29,7 @@ export { displayCommand, scriptOf, shellQuote } from './exec/shell.js';
 export { describeModel, listProviderModels } from './model/catalog.js';
 export { BUILT_IN_LOCAL_PROVIDERS, type LocalModelServer, type LocalProvider, type LocalProviders } from './model/local-providers.js';
 export type { ModelClient, ModelRequest, ModelStreamEvent, ResponseItem, ToolSpec } from './model/types.js';
+export { DEFAULT_LOGIN_TIMEOUT_MS, McpOAuth, type McpAuthStatusValue, type McpOAuthLogin, type McpOAuthLoginOutcome } from './mcp/oauth/index.js';
 export { DEPUTY_VERSION, EngineRuntime, type EngineRuntimeOptions } from './thread/runtime.js';
 export { diffHunks, diffSideText, type DiffSide } from './tools/apply-patch/diff-sides.js';
 export { cleanBackgroundTerminals } from './tools/shell/services.js';

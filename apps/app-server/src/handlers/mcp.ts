@@ -5,19 +5,28 @@
  * waiting for a server still starting, with no approval and no item; `mcpServer/resource/read`
  * uses the thread's connection, or a temporary one of that server alone without `threadId`;
  * `config/mcpServer/reload` re-reads config.toml and stages the new server set for each loaded
- * thread's next turn. Errors use the reference's codes and wording.
+ * thread's next turn; `mcpServer/oauth/login` answers the authorization URL at once and announces
+ * the outcome with `mcpServer/oauthLogin/completed` to every connection, after which the server
+ * restarts on every loaded thread (docs/mcp-client.md "OAuth"). Errors use the reference's codes
+ * and wording.
  */
+import { randomUUID } from 'node:crypto';
 import { reloadUserConfig, type Thread } from '@deputy/engine';
 import type { AppServer } from '@deputy/protocol';
 import { RpcError } from '@deputy/rpc/core';
-import type { AppContext } from '../app-context.js';
+import { afterResponse, type AppContext } from '../app-context.js';
 import type { ConnectionState } from '../connection-state.js';
 import { isToolAllowed, type McpServerConfig } from '../mcp-state.js';
+import { notification } from '../project/outbound.js';
 import { requireLoaded } from './common.js';
 import type { Handlers } from './types.js';
 
 /** How long `mcpServerStatus/list` may spend asking ready servers for their resources. */
 const RESOURCE_LISTING_BUDGET_MS = 600;
+/** How long `mcpServerStatus/list` waits for a server's OAuth discovery (then reports what it knows). */
+const AUTH_STATUS_BUDGET_MS = 500;
+/** Broadcasts need a delivery key that is never held and is not a thread id. */
+const OAUTH_DELIVERY_KEY = 'mcp-oauth';
 /** How often a call waiting for a starting server looks again. */
 const READY_POLL_MS = 25;
 
@@ -34,11 +43,6 @@ function mcpErrorText(error: unknown, withData: boolean): string {
     return `Mcp error: ${error.code}: ${error.message}${data}`;
   }
   return error instanceof Error ? error.message : String(error);
-}
-
-/** OAuth is not served yet: `bearerToken` when a bearer token variable is configured, else `unsupported`. */
-function authStatusOf(config: McpServerConfig): AppServer.McpAuthStatus {
-  return config.transport.type === 'http' && config.transport.bearerTokenEnvVar !== null ? 'bearerToken' : 'unsupported';
 }
 
 /** The thread whose servers `mcpServerStatus/list` reports: the caller's most recently active, else any loaded one. */
@@ -78,6 +82,9 @@ async function waitWhileStarting(thread: Thread, config: McpServerConfig, signal
 
 /** The handlers of this area. */
 export function mcpHandlers(app: AppContext): Handlers {
+  /** A server's `authStatus` (stored tokens, bearer variable, or discovery within the budget). */
+  const authStatusOf = (config: McpServerConfig): Promise<AppServer.McpAuthStatus> => app.runtime.mcpOAuth.authStatus(config, AUTH_STATUS_BUDGET_MS);
+
   /** The live rows of a thread's servers (tools remembered for later config-only answers). */
   async function liveRows(thread: Thread, detail: AppServer.McpServerStatusDetail): Promise<Map<string, ServerRow>> {
     const rows = new Map<string, ServerRow>();
@@ -88,18 +95,17 @@ export function mcpHandlers(app: AppContext): Handlers {
         const tools = Object.fromEntries(status.tools.map((tool) => [tool.name, tool as AppServer.McpTool]));
         if (status.status === 'ready') app.mcp.rememberTools(status.name, tools);
         const wantsResources = detail === 'full' && status.status === 'ready' && thread.mcpServerCapabilities(status.name).resources !== undefined;
-        const [resources, resourceTemplates] = wantsResources
-          ? await Promise.all([
-              listAll(thread, status.name, 'resources/list', 'resources', budget),
-              listAll(thread, status.name, 'resources/templates/list', 'resourceTemplates', budget),
-            ])
-          : [[], []];
+        const [resources, resourceTemplates, authStatus] = await Promise.all([
+          wantsResources ? listAll(thread, status.name, 'resources/list', 'resources', budget) : [],
+          wantsResources ? listAll(thread, status.name, 'resources/templates/list', 'resourceTemplates', budget) : [],
+          config ? authStatusOf(config) : ('unsupported' as const),
+        ]);
         rows.set(status.name, {
           name: status.name,
           tools,
           resources: resources as AppServer.McpResource[],
           resourceTemplates: resourceTemplates as AppServer.McpResourceTemplate[],
-          authStatus: config ? authStatusOf(config) : 'unsupported',
+          authStatus,
           startupStatus: status.status,
           error: status.error,
         });
@@ -109,14 +115,14 @@ export function mcpHandlers(app: AppContext): Handlers {
   }
 
   /** A row for a configured server no loaded thread runs: cached tools, not started. */
-  function configRow(config: McpServerConfig): ServerRow {
+  async function configRow(config: McpServerConfig): Promise<ServerRow> {
     const tools = config.enabled ? Object.fromEntries(Object.entries(app.mcp.cachedTools(config.name)).filter(([name]) => isToolAllowed(config, name))) : {};
     return {
       name: config.name,
       tools,
       resources: [],
       resourceTemplates: [],
-      authStatus: authStatusOf(config),
+      authStatus: await authStatusOf(config),
       ...(config.enabled ? {} : { startupStatus: 'disabled' as const, error: null }),
     };
   }
@@ -155,7 +161,8 @@ export function mcpHandlers(app: AppContext): Handlers {
       const detail = params.detail ?? 'full';
       const thread = threadForStatus(app, app.stateOf(ctx.connection));
       const rows = thread ? await liveRows(thread, detail) : new Map<string, ServerRow>();
-      for (const config of app.config.mcpServerConfigs) if (!rows.has(config.name)) rows.set(config.name, configRow(config));
+      const missing = app.config.mcpServerConfigs.filter((config) => !rows.has(config.name));
+      for (const row of await Promise.all(missing.map(configRow))) rows.set(row.name, row);
       const all = [...rows.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       // The cursor is the decimal index of the next entry (as the reference makes it).
       const cursor = params.cursor ?? null;
@@ -206,6 +213,36 @@ export function mcpHandlers(app: AppContext): Handlers {
       }
       const contents = isRecord(result) && Array.isArray(result.contents) ? result.contents : [];
       return { contents: contents as AppServer.McpResourceContent[] };
+    },
+    'mcpServer/oauth/login': async (params, ctx) => {
+      const { name } = params;
+      const config = app.config.mcpServerConfigs.find((c) => c.name === name);
+      if (!config) throw RpcError.invalidRequest(`No MCP server named '${name}' found.`);
+      if (config.transport.type !== 'http') throw RpcError.invalidRequest('OAuth login is only supported for streamable HTTP servers.');
+      const loginId = randomUUID();
+      const completed = (outcome: { success: boolean; error?: string }): void =>
+        app.router.publish(OAUTH_DELIVERY_KEY, [notification('mcpServer/oauthLogin/completed', { name, success: outcome.success, ...(outcome.error !== undefined ? { error: outcome.error } : {}), loginId })]);
+      const timeoutSecs = params.timeoutSecs ?? null;
+      let login;
+      try {
+        login = await app.runtime.mcpOAuth.login(config, { scopes: params.scopes ?? null, ...(timeoutSecs !== null ? { timeoutMs: Math.max(1, timeoutSecs) * 1000 } : {}) });
+      } catch (error) {
+        const message = `OAuth login for MCP server '${name}' failed: ${error instanceof Error ? error.message : String(error)}`;
+        app.logger.warn(message);
+        afterResponse(ctx, () => completed({ success: false, error: message }));
+        throw RpcError.internal(message);
+      }
+      afterResponse(ctx, () => {
+        void login.done.then(async (outcome) => {
+          if (outcome.success) {
+            app.logger.info(`logged in to MCP server '${name}' (mcpServer/oauth/login)`);
+            // The server connects with its new tokens on every loaded thread, without a restart of Deputy.
+            await Promise.all(app.manager.loaded().map((thread) => thread.restartMcpServer(name).catch(() => undefined)));
+          }
+          completed(outcome.success ? { success: true } : { success: false, error: outcome.error });
+        });
+      });
+      return { authorizationUrl: login.authorizationUrl, loginId };
     },
     'config/mcpServer/reload': async () => {
       const current = app.runtime.config;

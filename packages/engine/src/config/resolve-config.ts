@@ -111,6 +111,8 @@ export interface ResolvedConfig {
   mcpElicitationTimeoutMs: number;
   /** `[mcp_server]`: settings of Deputy's own MCP server; `{}` when absent. */
   mcpServer: Record<string, unknown>;
+  /** `mcp_oauth_credentials_store`, `mcp_oauth_callback_port`, `mcp_oauth_callback_url` (docs/mcp-client.md "OAuth"). */
+  mcpOAuth: { credentialsStore: 'auto' | 'file' | 'keyring'; callbackPort: number | null; callbackUrl: string | null };
   /** No provider was configured and no OpenAI key was found, so the demo provider is used. */
   usingDemoFallback: boolean;
   /** Things the user should hear about (printed on stderr by the CLI). */
@@ -177,6 +179,7 @@ export function resolveConfig(sources: ConfigSources): ResolvedConfig {
     mcpApprovalTimeoutMs: Math.round((cfg.mcp_approval_timeout_sec ?? 600) * 1000),
     mcpElicitationTimeoutMs: Math.round((cfg.mcp_elicitation_timeout_sec ?? 600) * 1000),
     mcpServer: cfg.mcp_server ?? {},
+    mcpOAuth: { credentialsStore: cfg.mcp_oauth_credentials_store ?? 'file', callbackPort: cfg.mcp_oauth_callback_port ?? null, callbackUrl: cfg.mcp_oauth_callback_url ?? null },
     usingDemoFallback,
     warnings,
     sources,

@@ -94,6 +94,12 @@ export const ConfigTomlSchema = z.object({
   profile: z.string().optional(),
   profiles: z.record(z.string(), ProfileTomlSchema).optional(),
   projects: z.record(z.string(), ProjectTomlSchema).optional(),
+  /** Where MCP OAuth tokens are kept (default `file`: `<home>/mcp-oauth-credentials.json`, mode 0600). */
+  mcp_oauth_credentials_store: z.enum(['auto', 'file', 'keyring']).optional(),
+  /** The loopback port of the MCP OAuth callback listener (default: a random free port). */
+  mcp_oauth_callback_port: z.int().min(1).max(65535).optional(),
+  /** The redirect URI sent instead of `http://127.0.0.1:<port>/callback` (its path is served). */
+  mcp_oauth_callback_url: z.string().optional(),
 });
 export type ConfigToml = z.infer<typeof ConfigTomlSchema>;
 

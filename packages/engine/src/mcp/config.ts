@@ -68,6 +68,8 @@ export interface McpServerConfig {
   defaultToolsApprovalMode: McpApprovalMode;
   /** Per raw tool name. */
   toolApprovalModes: Record<string, McpApprovalMode>;
+  /** HTTP servers: `scopes`, `oauth_resource`, `oauth.client_id` (see mcp/oauth/). */
+  oauth?: { scopes: string[] | null; resource: string | null; clientId: string | null };
 }
 
 /** A config error in `mcp_servers.<name>`, worded as the reference words it. */
@@ -141,6 +143,7 @@ export function parseMcpServer(name: string, raw: unknown): { server: McpServerC
       supportsParallelToolCalls: t.supports_parallel_tool_calls ?? false,
       defaultToolsApprovalMode: t.default_tools_approval_mode ?? 'auto',
       toolApprovalModes,
+      ...(transport.type === 'http' ? { oauth: { scopes: t.scopes ?? null, resource: t.oauth_resource ?? null, clientId: t.oauth?.client_id ?? null } } : {}),
     },
     warnings,
   };

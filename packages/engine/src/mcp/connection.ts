@@ -5,7 +5,7 @@
  * requests a server may send (roots, ping, elicitation handed to the owner) and its notifications. It does
  * not decide policy (approvals, naming, restarts); the manager does.
  */
-import { Client, StreamableHTTPClientTransport, type CallToolResult, type Tool } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport, type AuthProvider, type CallToolResult, type Tool } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { ChildProcess } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
@@ -83,7 +83,16 @@ export class McpConnection {
    * Launches and handshakes, then lists the tools, all within the start-up timeout. Throws an
    * Error whose message is the REF start-up error text (with Deputy's command/exit/stderr tail).
    */
-  static async start(config: McpServerConfig, cwd: string, version: string, hooks: ConnectionHooks, parentEnv: NodeJS.ProcessEnv, signal: AbortSignal): Promise<McpConnection> {
+  static async start(
+    config: McpServerConfig,
+    cwd: string,
+    version: string,
+    hooks: ConnectionHooks,
+    parentEnv: NodeJS.ProcessEnv,
+    signal: AbortSignal,
+    /** HTTP only: the OAuth token source (docs/mcp-client.md "OAuth"). */
+    authProvider?: AuthProvider,
+  ): Promise<McpConnection> {
     const client = new Client(
       { name: 'codex-mcp-client', title: 'Codex', version },
       { capabilities: { roots: { listChanged: true }, elicitation: { form: {} } } },
@@ -97,7 +106,7 @@ export class McpConnection {
     client.setNotificationHandler('notifications/tools/list_changed', async () => hooks.onToolsChanged());
     client.setNotificationHandler('notifications/message', async (n) => hooks.onLog(n.params.level, n.params.data));
 
-    const transport = conn.#transport(cwd, parentEnv);
+    const transport = conn.#transport(cwd, parentEnv, authProvider);
     let started = false;
     client.onclose = () => {
       if (started && !conn.#closedByUs) hooks.onClosed(conn.#exitText());
@@ -163,7 +172,7 @@ export class McpConnection {
     await this.#client.close().catch(() => undefined);
   }
 
-  #transport(cwd: string, parentEnv: NodeJS.ProcessEnv): StdioClientTransport | StreamableHTTPClientTransport {
+  #transport(cwd: string, parentEnv: NodeJS.ProcessEnv, authProvider: AuthProvider | undefined): StdioClientTransport | StreamableHTTPClientTransport {
     const t = this.config.transport;
     if (t.type === 'stdio') {
       const transport = new StdioClientTransport({ command: t.command, args: t.args, env: buildServerEnv(t, parentEnv), cwd: t.cwd ?? cwd, stderr: 'pipe' });
@@ -196,7 +205,7 @@ export class McpConnection {
       if (value === '') throw new Error(`Environment variable ${t.bearerTokenEnvVar} for MCP server '${this.config.name}' is empty`);
       headers.Authorization = `Bearer ${value}`;
     }
-    return new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers } });
+    return new StreamableHTTPClientTransport(new URL(t.url), { requestInit: { headers }, ...(authProvider ? { authProvider } : {}) });
   }
 
   #exitText(): string {

@@ -10,6 +10,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { checkServerName, type McpServerConfig } from './config.js';
 import { McpConnection } from './connection.js';
+import type { McpOAuth } from './oauth/index.js';
 
 /** A server's start-up status. */
 export type McpServerStatusValue = 'starting' | 'ready' | 'failed' | 'cancelled' | 'disabled';
@@ -39,6 +40,8 @@ export interface McpManagerOptions {
   persistApproval?(server: string, tool: string): Promise<void>;
   onStatus?(status: { name: string; status: McpServerStatusValue; error: string | null }): void;
   onLog?(server: string, level: string, data: unknown): void;
+  /** OAuth of HTTP servers (stored tokens, refresh); without it no OAuth token is sent. */
+  oauth?: McpOAuth;
 }
 
 /** Answers a server's `elicitation/create` (the thread's; without it every elicitation is declined). */
@@ -230,6 +233,15 @@ export class McpManager {
     }
   }
 
+  /** Restarts one enabled server now (after an OAuth login), whatever its state. */
+  async restart(server: string): Promise<void> {
+    const state = this.#servers.get(server);
+    if (!state || !state.config.enabled || this.#closed) return;
+    await this.#stop(state, false);
+    state.restarts = 0;
+    this.#launch(state);
+  }
+
   /** Stops every server; a server still starting is reported `cancelled`. Children are killed. */
   async shutdown(): Promise<void> {
     if (this.#closed) return;
@@ -279,6 +291,7 @@ export class McpManager {
       },
       this.options.env ?? process.env,
       signal,
+      this.options.oauth?.transportAuth(config),
     ).then(
       (conn) => {
         if (signal.aborted || this.#closed) {

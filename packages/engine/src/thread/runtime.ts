@@ -34,6 +34,7 @@ import { writeStdinTool } from '../tools/shell/write-stdin.js';
 import { updatePlanTool } from '../tools/update-plan/update-plan.js';
 import { viewImageTool } from '../tools/view-image/view-image.js';
 import { McpManager } from '../mcp/manager.js';
+import { McpOAuth } from '../mcp/oauth/index.js';
 import { McpToolSource } from '../mcp/mcp-tools.js';
 import { persistToolApproval } from '../mcp/persist-approval.js';
 import { DEFAULT_PROJECT_DOC_MAX_BYTES } from './context.js';
@@ -82,6 +83,7 @@ export class EngineRuntime {
   /** Paths no sandboxed command may see: the home (credentials, sessions, rules) and the front door's secrets. */
   readonly #hiddenPaths: string[] = [];
   #authWrites: Promise<void> = Promise.resolve();
+  #mcpOAuth: McpOAuth | null = null;
 
   private constructor(
     config: ResolvedConfig,
@@ -124,6 +126,16 @@ export class EngineRuntime {
   /** The paths hidden from sandboxed commands. */
   get sandboxHiddenPaths(): readonly string[] {
     return this.#hiddenPaths;
+  }
+
+  /**
+   * The OAuth side of MCP servers (token store, logins, auth status), made on first need from
+   * the config's `mcp_oauth_*` keys as they were then.
+   */
+  get mcpOAuth(): McpOAuth {
+    const c = this.#config;
+    this.#mcpOAuth ??= new McpOAuth({ home: c.home, credentialsStore: c.mcpOAuth?.credentialsStore ?? 'file', callbackPort: c.mcpOAuth?.callbackPort ?? null, callbackUrl: c.mcpOAuth?.callbackUrl ?? null });
+    return this.#mcpOAuth;
   }
 
   /** The current config: what new threads, and every other reader, get. */
@@ -292,6 +304,7 @@ export class EngineRuntime {
         await persistToolApproval(this.#config.configPath, server, tool);
       },
       onLog: mcpDebugLog,
+      oauth: this.mcpOAuth,
     });
     tools.addSource(new McpToolSource(mcp));
     return {

@@ -349,6 +349,11 @@ export class Thread {
     return this.deps.mcp?.reload(servers) ?? Promise.resolve();
   }
 
+  /** Restarts one of this thread's MCP servers now (after an OAuth login). */
+  restartMcpServer(server: string): Promise<void> {
+    return this.deps.mcp?.restart(server) ?? Promise.resolve();
+  }
+
   /** A configured MCP server's config (undefined when this thread has no such server). */
   mcpServerConfig(server: string): McpServerConfig | undefined {
     return this.deps.mcp?.config(server);

@@ -177,3 +177,31 @@ export const McpServerElicitationRequestResultSchema = z.object({
   _meta: z.unknown().optional(),
 });
 export type McpServerElicitationRequestResult = z.infer<typeof McpServerElicitationRequestResultSchema>;
+
+/** `mcpServer/oauth/login` params: start an OAuth login of a configured Streamable HTTP server. */
+export const McpServerOauthLoginParamsSchema = z.object({
+  name: z.string(),
+  /** Scopes to ask for; else the config's `scopes`; else what the server advertises. */
+  scopes: z.array(z.string()).nullish(),
+  /** How long to wait for the browser's callback (default 300). */
+  timeoutSecs: Int64Schema.nullish(),
+});
+export type McpServerOauthLoginParams = z.infer<typeof McpServerOauthLoginParamsSchema>;
+
+/** `mcpServer/oauth/login` result, sent at once; the outcome follows as `mcpServer/oauthLogin/completed`. */
+export const McpServerOauthLoginResultSchema = z.object({
+  authorizationUrl: z.string(),
+  /** Deputy (as Codex 0.171): identifies this login in the completion notification. */
+  loginId: z.string().nullish(),
+});
+export type McpServerOauthLoginResult = z.infer<typeof McpServerOauthLoginResultSchema>;
+
+/** `mcpServer/oauthLogin/completed`: how a login ended. */
+export const McpServerOauthLoginCompletedNotificationSchema = z.object({
+  name: z.string(),
+  success: z.boolean(),
+  error: z.string().nullish(),
+  /** Deputy (as Codex 0.171): the `loginId` of the login/start answer. */
+  loginId: z.string().nullish(),
+});
+export type McpServerOauthLoginCompletedNotification = z.infer<typeof McpServerOauthLoginCompletedNotificationSchema>;
