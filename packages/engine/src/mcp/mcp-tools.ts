@@ -7,6 +7,7 @@
  * (`output.ts`). Routing always uses the raw tool name.
  */
 import type { ThreadItem } from '@deputy/protocol';
+import { codexPermissionProfile, codexSandboxPolicy } from '../exec/sandbox-grants.js';
 import type { FunctionToolSpec, ToolSpec } from '../model/types.js';
 import type { ToolContext, ToolDefinition, ToolOutput, ToolSource } from '../tools/types.js';
 import { decideMcpApproval, NEVER_DECLINE_TEXT } from './approval.js';

@@ -65,6 +65,11 @@ export interface ToolSource {
 /** A declared tool. `TArgs` is the parsed argument type. */
 export interface ToolDefinition<TArgs = unknown> {
   readonly name: string;
+  /**
+   * Calls of this tool may run alongside each other within one model response (an MCP server
+   * with `supports_parallel_tool_calls = true`); other calls run one at a time.
+   */
+  readonly supportsParallel?: boolean;
   /** The spec offered to the model for the given wire. */
   spec(wire: 'responses' | 'chat'): ToolSpec;
   /** Parses the raw call payload (JSON arguments or freeform input); throws ToolError on bad input. */

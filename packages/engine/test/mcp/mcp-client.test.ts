@@ -116,23 +116,60 @@ describe('MCP client', () => {
     await waitFor(async () => (await readFile(log, 'utf8').catch(() => '')).includes('notifications/cancelled'), 10_000, 'the cancellation');
   }, 20_000);
 
-  it('runs two calls to one server one after the other', async () => {
-    const spans = async (parallel: boolean): Promise<{ startedAt: number; endedAt: number }[]> => {
+  it('runs calls to a parallel server concurrently and to any other server one at a time, outputs in the model order', async () => {
+    type Span = { ms: number; startedAt: number; endedAt: number };
+    const run = async (parallel: boolean): Promise<{ spans: Span[]; completed: string[]; outputs: string[]; ids: string[] }> => {
       const log = join(process.env.TMPDIR ?? '/tmp', `tiny-par-${parallel}-${process.pid}-${Date.now()}.log`);
       const extra = `default_tools_approval_mode = "approve"\nsupports_parallel_tool_calls = ${parallel}\nenv = { TINY_LOG = ${JSON.stringify(log)} }`;
       const engine = await open(tinyServer('tiny', extra), {}, 'mcp_startup_grace_ms = 10000');
-      engine.server.enqueue({ output: [functionCall('mcp__tiny__sleep', { ms: 400 }), functionCall('mcp__tiny__sleep', { ms: 400 })] }, { output: [text('done')] });
+      // The first call is the slow one: in parallel it ends after the second.
+      const calls = [functionCall('mcp__tiny__sleep', { ms: 700 }), functionCall('mcp__tiny__sleep', { ms: 200 })];
+      engine.server.enqueue({ output: calls }, { output: [text('done')] });
       const thread = await engine.manager.start({ cwd: engine.temp.cwd });
+      const events = collect(thread);
       expect((await thread.startTurn([{ type: 'text', text: 'sleep twice' }]).done).status).toBe('completed');
-      const lines = (await readFile(log, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { slept?: { startedAt: number; endedAt: number } });
-      return lines.flatMap((l) => (l.slept ? [l.slept] : [])).sort((a, b) => a.startedAt - b.startedAt);
+      const lines = (await readFile(log, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { slept?: Span });
+      const input = (engine.server.requests[1]?.body as { input: { type: string; call_id?: string }[] }).input;
+      return {
+        spans: lines.flatMap((l) => (l.slept ? [l.slept] : [])),
+        completed: events.flatMap((e) => (e.type === 'item.completed' && e.item.type === 'mcpToolCall' ? [e.item.id] : [])),
+        outputs: input.filter((i) => i.type === 'function_call_output').map((i) => i.call_id ?? ''),
+        ids: calls.map((c) => c.callId),
+      };
     };
-    // With supports_parallel_tool_calls the calls may overlap; the turn loop still runs a
-    // response's tool calls one at a time (docs/mcp-client.md "Not done yet").
-    const serial = await spans(false);
-    expect(serial).toHaveLength(2);
-    expect(serial[1]!.startedAt).toBeGreaterThanOrEqual(serial[0]!.endedAt);
+    const serial = await run(false);
+    const [s700, s200] = [serial.spans.find((s) => s.ms === 700)!, serial.spans.find((s) => s.ms === 200)!];
+    expect(s200.startedAt).toBeGreaterThanOrEqual(s700.endedAt);
+    expect(serial.completed).toEqual(serial.ids);
+    expect(serial.outputs).toEqual(serial.ids);
+
+    const par = await run(true);
+    const [p700, p200] = [par.spans.find((s) => s.ms === 700)!, par.spans.find((s) => s.ms === 200)!];
+    // The server saw both calls at once: the short one started and ended inside the long one.
+    expect(p200.startedAt).toBeLessThan(p700.endedAt);
+    expect(p200.endedAt).toBeLessThan(p700.endedAt);
+    // Items complete as the calls really end; the model still reads the outputs in its own order.
+    expect(par.completed).toEqual([...par.ids].reverse());
+    expect(par.outputs).toEqual(par.ids);
   }, 30_000);
+
+  it('completes every in-flight parallel call and cancels each on the server when the turn is interrupted', async () => {
+    const log = join(process.env.TMPDIR ?? '/tmp', `tiny-par-int-${process.pid}-${Date.now()}.log`);
+    const engine = await open(tinyServer('tiny', `default_tools_approval_mode = "approve"\nsupports_parallel_tool_calls = true\nenv = { TINY_LOG = ${JSON.stringify(log)} }`), {}, 'mcp_startup_grace_ms = 10000');
+    engine.server.enqueue({ output: [functionCall('mcp__tiny__slow', {}), functionCall('mcp__tiny__slow', {})] }, { output: [text('never')] });
+    const thread = await engine.manager.start({ cwd: engine.temp.cwd });
+    const events = collect(thread);
+    const handle = thread.startTurn([{ type: 'text', text: 'slow twice' }]);
+    const startedCalls = () => events.filter((e) => e.type === 'item.started' && e.item.type === 'mcpToolCall').length;
+    await waitFor(() => startedCalls() === 2, 10_000, 'both calls to start');
+    await waitFor(async () => (await readFile(log, 'utf8').catch(() => '')).split('"call":"slow"').length === 3, 10_000, 'the server to see both calls');
+    await thread.interrupt();
+    expect((await handle.done).status).toBe('interrupted');
+    const completed = events.filter((e) => e.type === 'item.completed' && e.item.type === 'mcpToolCall');
+    expect(completed).toHaveLength(2);
+    expect(completed.every((e) => e.type === 'item.completed' && e.item.type === 'mcpToolCall' && e.item.status === 'failed' && e.item.error === 'interrupted')).toBe(true);
+    await waitFor(async () => (await readFile(log, 'utf8').catch(() => '')).split('notifications/cancelled').length === 3, 10_000, 'both cancellations');
+  }, 20_000);
 
   it('declines a gated call at once under never (no prompt) and asks under untrusted', async () => {
     const never = await open(tinyServer('tiny'), { approvalPolicy: 'never', sandbox: 'workspace-write' }, 'mcp_startup_grace_ms = 10000');
