@@ -72,6 +72,7 @@ export class McpToolSource implements ToolSource {
     if (!route || !this.manager.tool(route.server, route.tool)) return undefined;
     return {
       name,
+      supportsParallel: this.manager.config(route.server)?.supportsParallelToolCalls === true,
       spec: () => {
         throw new Error('MCP tools are offered through McpToolSource.specs');
       },
@@ -200,7 +201,13 @@ export class McpToolSource implements ToolSource {
     };
     const experimental = this.manager.capabilities(server).experimental as Record<string, unknown> | undefined;
     if (experimental?.['codex/sandbox-state-meta'] !== undefined) {
-      meta['codex/sandbox-state-meta'] = { sandboxPolicy: ctx.sandbox, sandboxCwd: ctx.cwd, codexLinuxSandboxExe: null, useLegacyLandlock: false };
+      meta['codex/sandbox-state-meta'] = {
+        permissionProfile: codexPermissionProfile(ctx.sandbox),
+        sandboxPolicy: codexSandboxPolicy(ctx.sandbox),
+        codexLinuxSandboxExe: null,
+        sandboxCwd: ctx.cwd,
+        useLegacyLandlock: false,
+      };
     }
     return meta;
   }

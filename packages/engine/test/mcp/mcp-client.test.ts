@@ -101,6 +101,36 @@ describe('MCP client', () => {
     expect(typeof meta?.progressToken).toBe('number');
   }, 15_000);
 
+  it('adds codex/sandbox-state-meta to _meta only for a server that declares the capability', async () => {
+    const logs = { meta: '', bare: '' };
+    for (const k of Object.keys(logs) as (keyof typeof logs)[]) logs[k] = join(process.env.TMPDIR ?? '/tmp', `tiny-${k}-${process.pid}-${Date.now()}.log`);
+    const approve = (log: string) => `default_tools_approval_mode = "approve"\nenv = { TINY_LOG = ${JSON.stringify(log)} }`;
+    const engine = await open(tinyServer('meta', approve(logs.meta), ', "--sandbox-meta"') + tinyServer('bare', approve(logs.bare)), { approvalPolicy: 'never', sandbox: 'workspace-write' }, 'mcp_startup_grace_ms = 10000');
+    engine.server.enqueue({ output: [functionCall('mcp__meta__plain', { text: 'a' }), functionCall('mcp__bare__plain', { text: 'b' })] }, { output: [text('ok')] });
+    const thread = await engine.manager.start({ cwd: engine.temp.cwd });
+    expect((await thread.startTurn([{ type: 'text', text: 'go' }]).done).status).toBe('completed');
+    const metaOf = async (log: string) =>
+      (await readFile(log, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { call?: string; params?: { _meta?: Record<string, unknown> } }).find((c) => c.call === 'plain')?.params?._meta;
+    const withState = await metaOf(logs.meta);
+    expect(withState).toMatchObject({ threadId: thread.id, 'x-codex-turn-metadata': { sandbox: 'seccomp' } });
+    // The profile's full entry list is the MCP server's `permission_profile` (its unit tests).
+    const special = (kind: string, access: string, subpath?: string) => ({ path: { type: 'special', value: { kind, ...(subpath ? { subpath } : {}) } }, access });
+    expect(withState?.['codex/sandbox-state-meta']).toEqual({
+      permissionProfile: {
+        type: 'managed',
+        file_system: { type: 'restricted', entries: expect.arrayContaining([special('root', 'read'), special('project_roots', 'write'), special('project_roots', 'read', '.git')]) },
+        network: 'restricted',
+      },
+      sandboxPolicy: { type: 'workspace-write', writable_roots: [], network_access: false, exclude_tmpdir_env_var: false, exclude_slash_tmp: false },
+      codexLinuxSandboxExe: null,
+      sandboxCwd: engine.temp.cwd,
+      useLegacyLandlock: false,
+    });
+    const without = await metaOf(logs.bare);
+    expect(without).toMatchObject({ threadId: thread.id });
+    expect(without).not.toHaveProperty('codex/sandbox-state-meta');
+  }, 20_000);
+
   it('completes the item and sends notifications/cancelled when the turn is interrupted mid-call', async () => {
     const log = join(process.env.TMPDIR ?? '/tmp', `tiny-int-${process.pid}-${Date.now()}.log`);
     const engine = await open(tinyServer('tiny', `default_tools_approval_mode = "approve"\nenv = { TINY_LOG = ${JSON.stringify(log)} }`), {}, 'mcp_startup_grace_ms = 10000');
