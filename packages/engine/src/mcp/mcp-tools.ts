@@ -19,8 +19,8 @@ import { shapeInputSchema } from './schema-shape.js';
 
 /** Options of the source. */
 export interface McpToolSourceOptions {
-  /** Whether the thread's model accepts images (else image blocks become a text note). */
-  supportsImages?: boolean;
+  /** `mcp_readable_long_names`: see `nameTools`. */
+  readableLongNames?: boolean;
 }
 
 /** The MCP tools of one thread. */
@@ -84,7 +84,7 @@ export class McpToolSource implements ToolSource {
   /** Names the tools of every ready server and refreshes the route map. */
   #name(): NamedTool[] {
     const refs = this.manager.statuses().flatMap((s) => s.tools.map((t) => ({ server: s.name, tool: t.name })));
-    const named = nameTools(refs);
+    const named = nameTools(refs, { readableLongNames: this.options.readableLongNames === true });
     this.#routes.clear();
     for (const t of named) this.#routes.set(t.namespace + t.name, t);
     return named;
@@ -133,7 +133,7 @@ export class McpToolSource implements ToolSource {
       ctx.emit({ type: 'item.completed', item: { ...started, status: isError ? 'failed' : 'completed', result: itemResult, error: null, durationMs }, atMs: Date.now() });
       const formatted = formatCallResult(result, Date.now() - startedAt, {
         hasOutputSchema: this.manager.tool(server, tool)?.outputSchema !== undefined,
-        supportsImages: this.options.supportsImages ?? true,
+        supportsImages: ctx.modelSupportsImages ?? true,
       });
       return { output: formatted.output, success: !isError, ...(formatted.contentItems ? { contentItems: formatted.contentItems } : {}) };
     } catch (error) {

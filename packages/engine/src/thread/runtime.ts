@@ -293,7 +293,7 @@ export class EngineRuntime {
       },
       onLog: mcpDebugLog,
     });
-    tools.addSource(new McpToolSource(mcp));
+    tools.addSource(new McpToolSource(mcp, { readableLongNames: this.#config.mcpReadableLongNames }));
     return {
       tools,
       services,
@@ -341,6 +341,7 @@ function describeWith(config: ResolvedConfig, model: string): ModelInfo {
     contextWindow: config.modelContextWindow ?? info.contextWindow,
     supportsReasoning: info.supportsReasoning,
     supportsReasoningSummaries: info.supportsReasoningSummaries,
+    supportsImageInput: info.supportsImageInput,
     known: info.known,
   };
 }

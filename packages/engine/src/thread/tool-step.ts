@@ -35,6 +35,7 @@ export function toolContext(scope: TurnScope, call: ToolCall, openItems: Map<str
     requestApproval: (request) => scope.requestApproval(request),
     requestMcpApproval: (request, timeoutMs) => askMcpApproval(scope, request, timeoutMs),
     model: turn.settings.model,
+    modelSupportsImages: scope.deps.describeModel(turn.settings.model).supportsImageInput ?? true,
     turnStartedAtMs: turn.startedAtMs,
   };
 }

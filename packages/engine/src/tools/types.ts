@@ -48,6 +48,8 @@ export interface ToolContext {
   requestMcpApproval?(request: McpToolCallApprovalRequest, timeoutMs?: number): Promise<ReviewDecision>;
   /** The turn's model slug (MCP `_meta`). */
   readonly model?: string;
+  /** Whether the turn's model reads images (absent: it does); MCP image blocks become a note otherwise. */
+  readonly modelSupportsImages?: boolean;
   /** When the turn started (MCP `_meta`). */
   readonly turnStartedAtMs?: number;
 }

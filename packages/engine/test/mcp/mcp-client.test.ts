@@ -51,6 +51,18 @@ describe('MCP client', () => {
     expect(events.some((e) => e.type === 'mcp.serverStatus' && e.status === 'cancelled')).toBe(true);
   }, 15_000);
 
+  it('offers readable tool names for a long server name with mcp_readable_long_names = true', async () => {
+    const name = 'a_very_long_server_name_for_the_company_wide_issue_tracker'; // 57 chars
+    const engine = await open(tinyServer(name), {}, 'mcp_startup_grace_ms = 10000\nmcp_readable_long_names = true');
+    engine.server.enqueue({ output: [text('hello')] });
+    const thread = await engine.manager.start({ cwd: engine.temp.cwd });
+    await thread.startTurn([{ type: 'text', text: 'hi' }]).done;
+    const tools = (engine.server.requests[0]?.body as { tools: { type: string; name: string; tools?: { name: string }[] }[] }).tools;
+    const ns = tools.find((t) => t.type === 'namespace');
+    expect(ns?.name).toMatch(/^mcp__a_very_long_server_na_[0-9a-f]{12}__$/);
+    expect(ns?.tools?.map((t) => t.name)).toEqual(expect.arrayContaining(['plain', 'sleep', 'roots']));
+  }, 15_000);
+
   it('fails thread start for a required server with its stderr tail', async () => {
     const engine = await open(tinyServer('db', 'required = true', ', "--fail-start"'));
     await expect(engine.manager.start({ cwd: engine.temp.cwd })).rejects.toThrow(

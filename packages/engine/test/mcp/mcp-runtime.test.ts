@@ -176,6 +176,22 @@ describe('results', () => {
     expect(input.at(-1)?.type).toBe('function_call_output');
   }, 30_000);
 
+  it('replaces images with the omitted-image note for a model without image input', async () => {
+    const engine = await open(everything());
+    const call = functionCall('mcp__everything__get_tiny_image', {});
+    engine.server.enqueue({ output: [call] }, { output: [text('done')] });
+    const thread = await engine.manager.start({ cwd: engine.temp.cwd });
+    // gpt-oss reads text only (the catalogue); the turn runs on it.
+    await thread.startTurn([{ type: 'text', text: 'image' }], { model: 'gpt-oss-120b' }).done;
+    const out = outputOf(engine, call.callId);
+    expect(typeof out).toBe('string');
+    expect(out).toMatch(/^Wall time: \d+\.\d{4} seconds\nOutput:\n\[/);
+    const blocks = JSON.parse(String(out).replace(/^Wall time: [^\n]*\nOutput:\n/, '')) as { type: string; text?: string }[];
+    expect(blocks.map((b) => b.type)).toEqual(['text', 'text', 'text']);
+    expect(blocks[1]).toEqual({ type: 'text', text: '<image content omitted because you do not support image input>' });
+    expect(String(out)).not.toContain('base64');
+  }, 30_000);
+
   it('cuts a 1 MB result to the budget with the exact count', async () => {
     const engine = await open(tinyServer('default_tools_approval_mode = "approve"'));
     const call = functionCall('mcp__tiny__big', {});
