@@ -88,7 +88,9 @@ export class McpConnection {
   static async start(config: McpServerConfig, cwd: string, version: string, hooks: ConnectionHooks, parentEnv: NodeJS.ProcessEnv, signal: AbortSignal): Promise<McpConnection> {
     const client = new Client(
       { name: 'codex-mcp-client', title: 'Codex', version },
-      { capabilities: { roots: { listChanged: true }, elicitation: { form: {} } } },
+      // `url` too: URL-mode elicitations are forwarded to the front door like forms (the SDK refuses a
+      // mode the client does not declare; the reference forwards them while declaring only `form`).
+      { capabilities: { roots: { listChanged: true }, elicitation: { form: {}, url: {} } } },
     );
     const conn = new McpConnection(config, client);
     client.setRequestHandler('roots/list', async () => ({ roots: hooks.roots() }));

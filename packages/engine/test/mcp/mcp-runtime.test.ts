@@ -80,6 +80,27 @@ describe('elicitation', () => {
     expect(out).toContain('- Favorite Integer: 7');
   }, 30_000);
 
+  it('forwards a URL-mode elicitation with its url and id, having declared url mode at initialize', async () => {
+    const log = join(process.env.TMPDIR ?? '/tmp', `tiny-url-${process.pid}-${Date.now()}.log`);
+    const engine = await open(tinyServer(`default_tools_approval_mode = "approve"\nenv = { TINY_LOG = ${JSON.stringify(log)} }`), { approvalPolicy: 'on-request', sandbox: 'workspace-write' });
+    const asked: McpElicitationRequest[] = [];
+    engine.runtime.approvals.requestMcpElicitation = async (request) => {
+      asked.push(request);
+      return { action: 'accept', content: null };
+    };
+    const call = functionCall('mcp__tiny__sign_in', {});
+    engine.server.enqueue({ output: [call] }, { output: [text('done')] });
+    const thread = await engine.manager.start({ cwd: engine.temp.cwd });
+    await thread.startTurn([{ type: 'text', text: 'sign in' }]).done;
+    expect(asked).toEqual([
+      { kind: 'mcpElicitation', server: 'tiny', message: 'Sign in to tiny', mode: 'url', requestedSchema: null, url: 'https://auth.example.test/authorize?state=s1', elicitationId: 'tiny-e1' },
+    ]);
+    // The server got the accept, without content.
+    expect(String(outputOf(engine, call.callId))).toContain(JSON.stringify(JSON.stringify({ action: 'accept' })).slice(1, -1));
+    const init = (await readFile(log, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { initialize?: { capabilities?: unknown } }).find((l) => l.initialize);
+    expect(init?.initialize?.capabilities).toMatchObject({ elicitation: { form: {}, url: {} }, roots: { listChanged: true } });
+  }, 30_000);
+
   it('declines content that does not fit the schema, and cancels on the answer timeout', async () => {
     const engine = await open(everything(), { approvalPolicy: 'on-request', sandbox: 'workspace-write' }, 'mcp_startup_grace_ms = 20000\nmcp_elicitation_timeout_sec = 0.3');
     let n = 0;
