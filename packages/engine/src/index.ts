@@ -12,6 +12,7 @@ export { findRepositoryRoot, instructionSources, PROJECT_DOC_FILE, workspaceDirs
 export {
   EngineError,
   InvalidInputError,
+  McpRequiredServersError,
   NoActiveTurnError,
   ThreadNotFoundError,
   TurnInProgressError,
