@@ -72,7 +72,8 @@ export class McpToolSource implements ToolSource {
     if (!route || !this.manager.tool(route.server, route.tool)) return undefined;
     return {
       name,
-      supportsParallel: this.manager.config(route.server)?.supportsParallelToolCalls === true,
+      // As the reference: a server that allows it, or a tool annotated read-only.
+      supportsParallel: this.manager.config(route.server)?.supportsParallelToolCalls === true || this.manager.tool(route.server, route.tool)?.annotations?.readOnlyHint === true,
       spec: () => {
         throw new Error('MCP tools are offered through McpToolSource.specs');
       },

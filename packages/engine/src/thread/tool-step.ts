@@ -85,7 +85,7 @@ export interface CallOutcomes {
 
 /**
  * Runs the tool calls of one model response. A call whose tool allows parallel calls (an MCP
- * server with `supports_parallel_tool_calls = true`) runs alongside the other such calls around
+ * server with `supports_parallel_tool_calls = true`, a read-only MCP tool) runs alongside the other such calls around
  * it; every other call runs alone: after every call before it has ended, and before any call
  * after it starts. Calls start in the model's order and their items start and complete as they
  * really run; `outcomes` gets each output in the model's order. When a call rejects (the turn

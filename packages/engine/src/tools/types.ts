@@ -69,7 +69,8 @@ export interface ToolDefinition<TArgs = unknown> {
   readonly name: string;
   /**
    * Calls of this tool may run alongside each other within one model response (an MCP server
-   * with `supports_parallel_tool_calls = true`); other calls run one at a time.
+   * with `supports_parallel_tool_calls = true`, an MCP tool annotated `readOnlyHint`); other
+   * calls run one at a time.
    */
   readonly supportsParallel?: boolean;
   /** The spec offered to the model for the given wire. */

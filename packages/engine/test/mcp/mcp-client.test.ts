@@ -158,14 +158,14 @@ describe('MCP client', () => {
     await waitFor(async () => (await readFile(log, 'utf8').catch(() => '')).includes('notifications/cancelled'), 10_000, 'the cancellation');
   }, 20_000);
 
-  it('runs calls to a parallel server concurrently and to any other server one at a time, outputs in the model order', async () => {
+  it('runs calls to a parallel server (or read-only tools) concurrently and any other call alone, outputs in the model order', async () => {
     type Span = { ms: number; startedAt: number; endedAt: number };
-    const run = async (parallel: boolean): Promise<{ spans: Span[]; completed: string[]; outputs: string[]; ids: string[] }> => {
+    const run = async (parallel: boolean, tool = 'sleep'): Promise<{ spans: Span[]; completed: string[]; outputs: string[]; ids: string[] }> => {
       const log = join(process.env.TMPDIR ?? '/tmp', `tiny-par-${parallel}-${process.pid}-${Date.now()}.log`);
       const extra = `default_tools_approval_mode = "approve"\nsupports_parallel_tool_calls = ${parallel}\nenv = { TINY_LOG = ${JSON.stringify(log)} }`;
       const engine = await open(tinyServer('tiny', extra), {}, 'mcp_startup_grace_ms = 10000');
       // The first call is the slow one: in parallel it ends after the second.
-      const calls = [functionCall('mcp__tiny__sleep', { ms: 700 }), functionCall('mcp__tiny__sleep', { ms: 200 })];
+      const calls = [functionCall(`mcp__tiny__${tool}`, { ms: 700 }), functionCall(`mcp__tiny__${tool}`, { ms: 200 })];
       engine.server.enqueue({ output: calls }, { output: [text('done')] });
       const thread = await engine.manager.start({ cwd: engine.temp.cwd });
       const events = collect(thread);
@@ -185,15 +185,40 @@ describe('MCP client', () => {
     expect(serial.completed).toEqual(serial.ids);
     expect(serial.outputs).toEqual(serial.ids);
 
-    const par = await run(true);
-    const [p700, p200] = [par.spans.find((s) => s.ms === 700)!, par.spans.find((s) => s.ms === 200)!];
-    // The server saw both calls at once: the short one started and ended inside the long one.
-    expect(p200.startedAt).toBeLessThan(p700.endedAt);
-    expect(p200.endedAt).toBeLessThan(p700.endedAt);
-    // Items complete as the calls really end; the model still reads the outputs in its own order.
-    expect(par.completed).toEqual([...par.ids].reverse());
-    expect(par.outputs).toEqual(par.ids);
+    // A parallel server, and a tool annotated readOnlyHint on a serial one, overlap.
+    for (const par of [await run(true), await run(false, 'peek')]) {
+      const [p700, p200] = [par.spans.find((s) => s.ms === 700)!, par.spans.find((s) => s.ms === 200)!];
+      // The server saw both calls at once: the short one started and ended inside the long one.
+      expect(p200.startedAt).toBeLessThan(p700.endedAt);
+      expect(p200.endedAt).toBeLessThan(p700.endedAt);
+      // Items complete as the calls really end; the model still reads the outputs in its own order.
+      expect(par.completed).toEqual([...par.ids].reverse());
+      expect(par.outputs).toEqual(par.ids);
+    }
   }, 30_000);
+
+  it('runs a call to a serial server alone between parallel calls', async () => {
+    type Span = { ms: number; startedAt: number; endedAt: number };
+    const log = join(process.env.TMPDIR ?? '/tmp', `tiny-mix-${process.pid}-${Date.now()}.log`);
+    const env = `default_tools_approval_mode = "approve"\nenv = { TINY_LOG = ${JSON.stringify(log)} }`;
+    const engine = await open(tinyServer('par', `${env}\nsupports_parallel_tool_calls = true`) + tinyServer('ser', env), {}, 'mcp_startup_grace_ms = 10000');
+    const calls = [
+      functionCall('mcp__par__sleep', { ms: 400 }),
+      functionCall('mcp__par__sleep', { ms: 150 }),
+      functionCall('mcp__ser__sleep', { ms: 120 }),
+      functionCall('mcp__par__sleep', { ms: 100 }),
+    ];
+    engine.server.enqueue({ output: calls }, { output: [text('done')] });
+    const thread = await engine.manager.start({ cwd: engine.temp.cwd });
+    expect((await thread.startTurn([{ type: 'text', text: 'mix' }]).done).status).toBe('completed');
+    const spans = (await readFile(log, 'utf8')).split('\n').filter(Boolean).flatMap((l) => (JSON.parse(l) as { slept?: Span }).slept ?? []);
+    const by = (ms: number) => spans.find((s) => s.ms === ms)!;
+    expect(by(150).startedAt).toBeLessThan(by(400).endedAt); // the first two overlap
+    expect(by(120).startedAt).toBeGreaterThanOrEqual(Math.max(by(400).endedAt, by(150).endedAt)); // the serial call waits for both
+    expect(by(100).startedAt).toBeGreaterThanOrEqual(by(120).endedAt); // and the next one waits for it
+    const input = (engine.server.requests[1]?.body as { input: { type: string; call_id?: string }[] }).input;
+    expect(input.filter((i) => i.type === 'function_call_output').map((i) => i.call_id)).toEqual(calls.map((c) => c.callId));
+  }, 20_000);
 
   it('completes every in-flight parallel call and cancels each on the server when the turn is interrupted', async () => {
     const log = join(process.env.TMPDIR ?? '/tmp', `tiny-par-int-${process.pid}-${Date.now()}.log`);
