@@ -44,6 +44,17 @@ describe('MCP tool naming', () => {
     expect(one('mcp__pre', 'x')?.namespace).toBe('mcp__mcp__pre__');
   });
 
+  it('names the tools of the reference capture’s 61-char server exactly as the reference', () => {
+    const server = `s${'1234567890'.repeat(6)}`;
+    const named = nameTools(['echo', 'meta', 'slow'].map((tool) => ({ server, tool })));
+    expect(named.map((t) => t.namespace)).toEqual(Array(3).fill('mcp__s123456789012345678901234567890123456789012345'));
+    expect(named.map((t) => t.name).sort()).toEqual(['_44fde2c32897', '_d28523990225', '_dfb8d0f3778b']);
+    // The same server under mcp_readable_long_names keeps the raw tool names.
+    const readable = nameTools(['echo', 'meta', 'slow'].map((tool) => ({ server, tool })), { readableLongNames: true });
+    expect(readable.map((t) => t.name)).toEqual(['echo', 'meta', 'slow']);
+    expect(readable[0]?.namespace).toBe(`mcp__s12345678901234567890_${shortHash(`${server}\u0000mcp__${server}__\u0000`)}__`);
+  });
+
   it('cuts a long namespace to 51 characters with bare-hash tool names', () => {
     const t = one('s'.repeat(61), 'tool');
     expect(t?.namespace.length).toBe(51);
