@@ -1,8 +1,10 @@
 /**
  * One tool call, as an ordinary turn and a review run it: the call's context (its events go to
  * the turn, tracked until they complete), the dispatch through the registry under the turn's
- * abort signal, and the completion of items an abort cut off. Recording the output is the
- * caller's (the thread's history, or a review's own conversation).
+ * abort signal, and the completion of items an abort cut off; and the calls of one model
+ * response, as an ordinary turn runs them (parallel-capable calls together, every other call
+ * alone, outputs handed back in the model's order). Recording the output is the caller's (the
+ * thread's history, or a review's own conversation).
  */
 import type { McpToolCallApprovalRequest, ReviewDecision, ThreadItem } from '@deputy/protocol';
 import { v7 as uuidv7 } from 'uuid';
