@@ -55,6 +55,8 @@ export class McpConnection {
   readonly #stderr: string[] = [];
   /** The first stdout line of a stdio server that is not JSON (the SDK skips such lines). */
   #stdoutNoise: string | null = null;
+  /** Stops looking at a stdio server's stdout (once the handshake is over). */
+  #unwatchStdout: () => void = () => undefined;
   #closedByUs = false;
   #exitCode: number | string | null = null;
   tools: Tool[] = [];
@@ -113,6 +115,7 @@ export class McpConnection {
       await raceSignal(client.connect(transport, { signal: both, timeout: timeoutMs }), both);
       conn.tools = await raceSignal(conn.listTools(both, timeoutMs), both);
       started = true;
+      conn.#unwatchStdout();
       return conn;
     } catch (error) {
       conn.#closedByUs = true;
@@ -186,8 +189,10 @@ export class McpConnection {
           const lines = head.split('\n');
           head = lines.pop() ?? '';
           this.#stdoutNoise ??= lines.find((line) => line.trim() !== '' && !isJson(line))?.slice(0, 200) ?? null;
-          if (this.#stdoutNoise !== null || this.#closedByUs) child?.stdout?.off('data', noise);
+          if (this.#stdoutNoise !== null) this.#unwatchStdout();
         };
+        // Only during start-up: afterwards every line is protocol and the SDK's alone.
+        this.#unwatchStdout = () => child?.stdout?.off('data', noise);
         child?.stdout?.on('data', noise);
       };
       let partial = '';
