@@ -98,6 +98,40 @@ describe('notifications', () => {
     const read = await client.call<{ thread: { turns: Array<{ items: Array<Record<string, unknown>> }> } }>('thread/read', { threadId, includeTurns: true });
     expect(read.thread.turns.at(-1)?.items.find((i) => i.type === 'mcpToolCall')).toEqual((completed?.params as { item: unknown }).item);
   });
+
+  it('streams item/mcpToolCall/progress while the call runs, at most 10 per second per item', async () => {
+    const { h, client } = await open(tinyToml('tiny', 'default_tools_approval_mode = "approve"'));
+    const { id: threadId } = await startThread(client);
+    await ready(client, 'tiny', threadId);
+    // Three steps 200 ms apart with a message, then a burst of 30 without, then the answer 300 ms later.
+    const call = functionCall('mcp__tiny__progress', { steps: 3, gapMs: 200, burst: 30, holdMs: 300 });
+    h.model.enqueue({ output: [call] }, { output: [text('done')] });
+    const turnId = await startTurn(client, threadId, 'report progress');
+    const first = await client.waitForNotification('item/mcpToolCall/progress', () => true, 20_000);
+    // Live: the first report reaches the client while the item is still in progress.
+    expect(mcpItems(client, 'item/completed')).toEqual([]);
+    expect(first.params).toEqual({ threadId, turnId, itemId: call.callId, message: 'step 1' });
+    await turnCompleted(client, turnId, 20_000);
+    const messages = client.notifications('item/mcpToolCall/progress').map((n) => n.params.message as string);
+    // The burst of 30 within a few milliseconds is thinned to its first and last (held and
+    // delivered within 100 ms); the last report always arrives, and all before the item completes.
+    expect(messages.filter((m) => !m.startsWith('step')).length).toBeLessThanOrEqual(2);
+    expect(messages.at(-1)).toBe('33/33');
+    expect(messages[0]).toBe('step 1');
+    const methods = turnMethods(client, turnId);
+    expect(methods.lastIndexOf('item/mcpToolCall/progress')).toBeLessThan(methods.lastIndexOf('item/completed'));
+  });
+
+  it('fails thread/start for a required server that cannot start, with its stderr tail', async () => {
+    const { client } = await open(`[mcp_servers.db]\ncommand = ${node}\nargs = [${JSON.stringify(tiny)}, "--fail-start"]\nrequired = true\n`);
+    await expect(startThread(client)).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringMatching(
+        /^error creating thread: Fatal error: Failed to initialize session: required MCP servers failed to initialize: db: MCP client for `db` failed to start: MCP startup failed: .*exit code 3; stderr: tiny: cannot start: missing database$/,
+      ),
+    });
+    expect((await client.call<{ data: unknown[] }>('thread/loaded/list', {})).data).toEqual([]);
+  });
 });
 
 describe('approvals', () => {

@@ -8,7 +8,7 @@
  * about the engine's values (the script of an argv, the sides of a diff, the sandbox's grants,
  * whole seconds) come from `@deputy/engine/facts`; this module only renames and re-cases them.
  */
-import { diffSideText, sandboxGrants, scriptOf, wholeSeconds, type WritableGrant } from '@deputy/engine/facts';
+import { codexPermissionProfile, codexSandboxPolicy, diffSideText, scriptOf, wholeSeconds } from '@deputy/engine/facts';
 import type { ApprovalPolicy, EngineEvent, FileUpdate, SandboxPolicy, ThreadItem, TokenUsage } from '@deputy/protocol';
 
 /** A Codex event message: a `type` plus snake_case fields. Clients ignore what they do not know. */
@@ -58,7 +58,7 @@ export function projectSessionStart(info: SessionInfo, startup: CodexMsg[] = [EM
     approval_policy: info.approvalPolicy,
     approvals_reviewer: 'user',
     sandbox_policy: codexSandboxPolicy(info.sandboxPolicy),
-    permission_profile: permissionProfile(info.sandboxPolicy),
+    permission_profile: codexPermissionProfile(info.sandboxPolicy),
     cwd: info.cwd,
     ...(info.reasoningEffort ? { reasoning_effort: info.reasoningEffort } : {}),
     rollout_path: info.rolloutPath,
@@ -397,32 +397,4 @@ function errorInfo(code: string): string {
 
 function duration(ms: number): { secs: number; nanos: number } {
   return { secs: wholeSeconds(ms), nanos: (ms % 1000) * 1_000_000 };
-}
-
-function codexSandboxPolicy(policy: SandboxPolicy): Record<string, unknown> {
-  if (policy.type === 'workspace-write') {
-    return { type: 'workspace-write', writable_roots: policy.writableRoots, network_access: policy.networkAccess, exclude_tmpdir_env_var: policy.excludeTmpdirEnvVar, exclude_slash_tmp: policy.excludeSlashTmp };
-  }
-  return policy.type === 'read-only' ? { type: 'read-only', network_access: policy.networkAccess } : { type: 'danger-full-access' };
-}
-
-/** Codex's special-path kind of a writable place the engine grants (null for a plain path). */
-const SPECIAL_KIND: Record<WritableGrant['kind'], string | null> = { workspace: 'project_roots', slashTmp: 'slash_tmp', tmpdirEnv: 'tmpdir', path: null };
-
-/**
- * Codex's `permission_profile`: the engine's grants renamed (the whole filesystem readable, its
- * writable places, the protected names read-only under the project roots, then the extra roots).
- */
-function permissionProfile(policy: SandboxPolicy): Record<string, unknown> {
-  const grants = sandboxGrants(policy);
-  if (grants === null) return { type: 'disabled' };
-  const special = (kind: string, access: 'read' | 'write', subpath?: string): Record<string, unknown> => ({ path: { type: 'special', value: { kind, ...(subpath ? { subpath } : {}) } }, access });
-  const entries: Record<string, unknown>[] = [special('root', 'read')];
-  for (const grant of grants.writableRoots) {
-    const kind = SPECIAL_KIND[grant.kind];
-    if (kind !== null) entries.push(special(kind, 'write'));
-  }
-  for (const name of grants.readOnlySubpaths) entries.push(special('project_roots', 'read', name));
-  for (const grant of grants.writableRoots) if (grant.kind === 'path') entries.push({ path: { type: 'path', path: grant.path }, access: 'write' });
-  return { type: 'managed', file_system: { type: 'restricted', entries }, network: grants.networkAccess ? 'enabled' : 'restricted' };
 }

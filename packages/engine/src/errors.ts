@@ -52,6 +52,13 @@ export class TurnMismatchError extends EngineError {
   }
 }
 
+/** A thread could not start because a `required = true` MCP server failed (the thread is unloaded). */
+export class McpRequiredServersError extends EngineError {
+  constructor(message: string) {
+    super('mcp_required_failed', message);
+  }
+}
+
 /** Input the engine cannot accept (empty input, unknown turn to fork at, …). */
 export class InvalidInputError extends EngineError {
   constructor(message: string) {

@@ -7,6 +7,6 @@
  */
 export { findRepositoryRoot, instructionSources, PROJECT_DOC_FILE, workspaceDirs } from './config/workspace.js';
 export { wholeSeconds } from './events/timestamps.js';
-export { PROTECTED_DIR_NAMES, sandboxGrants, type SandboxGrants, type WritableGrant } from './exec/sandbox-grants.js';
+export { codexPermissionProfile, codexSandboxPolicy, PROTECTED_DIR_NAMES, sandboxGrants, type SandboxGrants, type WritableGrant } from './exec/sandbox-grants.js';
 export { displayCommand, scriptOf, shellQuote } from './exec/shell.js';
 export { diffHunks, diffSideText, type DiffSide } from './tools/apply-patch/diff-sides.js';

@@ -12,6 +12,7 @@ export { findRepositoryRoot, instructionSources, PROJECT_DOC_FILE, workspaceDirs
 export {
   EngineError,
   InvalidInputError,
+  McpRequiredServersError,
   NoActiveTurnError,
   ThreadNotFoundError,
   TurnInProgressError,
@@ -24,7 +25,7 @@ export { buildChildEnv, ShellEnvironmentPolicySchema, type ShellEnvironmentPolic
 export { ExecChild, type ExecChildOptions, type OutputStream, type ProcessExit, type TerminalSize } from './exec/child.js';
 export { ExecSpawnError, SandboxUnavailableError } from './exec/errors.js';
 export { checkSandboxAvailable } from './exec/sandbox-probe.js';
-export { PROTECTED_DIR_NAMES, sandboxGrants, type SandboxGrants, type WritableGrant } from './exec/sandbox-grants.js';
+export { codexPermissionProfile, codexSandboxPolicy, PROTECTED_DIR_NAMES, sandboxGrants, type SandboxGrants, type WritableGrant } from './exec/sandbox-grants.js';
 export { displayCommand, scriptOf, shellQuote } from './exec/shell.js';
 export { describeModel, listProviderModels } from './model/catalog.js';
 export { BUILT_IN_LOCAL_PROVIDERS, type LocalModelServer, type LocalProvider, type LocalProviders } from './model/local-providers.js';

@@ -7,7 +7,7 @@
  * pending approvals after.
  */
 import { RpcError } from '@deputy/rpc/core';
-import type { Thread } from '@deputy/engine';
+import { McpRequiredServersError, type Thread } from '@deputy/engine';
 import { instructionSources } from '@deputy/engine/facts';
 import type { AppServer } from '@deputy/protocol';
 import { afterResponseOn, type AppContext } from '../app-context.js';
@@ -49,7 +49,11 @@ export function threadHandlers(app: AppContext): Handlers {
   return {
     'thread/start': async (params, ctx) => {
       rejectEphemeral(params.ephemeral);
-      const thread = await app.manager.start({ cwd: app.cwd, ...threadOptions(app, params) });
+      const thread = await app.manager.start({ cwd: app.cwd, ...threadOptions(app, params) }).catch((error: unknown) => {
+        // The reference's wording and code for a required MCP server that failed (the whole text).
+        if (error instanceof McpRequiredServersError) throw RpcError.internal(`error creating thread: ${error.message}`);
+        throw error;
+      });
       app.router.subscribe(thread.id, app.stateOf(ctx.connection));
       const result = sessionResult(app, thread, []);
       const mcp = startupStatusReplay(thread.id, thread.mcpServerStatuses());

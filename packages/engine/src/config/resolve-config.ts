@@ -109,6 +109,8 @@ export interface ResolvedConfig {
   mcpApprovalTimeoutMs: number;
   /** `mcp_elicitation_timeout_sec` in ms (0: wait forever). */
   mcpElicitationTimeoutMs: number;
+  /** `mcp_readable_long_names`: long MCP namespaces are shortened so tool names stay readable. */
+  mcpReadableLongNames: boolean;
   /** `[mcp_server]`: settings of Deputy's own MCP server; `{}` when absent. */
   mcpServer: Record<string, unknown>;
   /** `mcp_oauth_credentials_store`, `mcp_oauth_callback_port`, `mcp_oauth_callback_url` (docs/mcp-client.md "OAuth"). */
@@ -178,6 +180,7 @@ export function resolveConfig(sources: ConfigSources): ResolvedConfig {
     mcpStartupGraceMs: cfg.mcp_startup_grace_ms ?? DEFAULT_MCP_STARTUP_GRACE_MS,
     mcpApprovalTimeoutMs: Math.round((cfg.mcp_approval_timeout_sec ?? 600) * 1000),
     mcpElicitationTimeoutMs: Math.round((cfg.mcp_elicitation_timeout_sec ?? 600) * 1000),
+    mcpReadableLongNames: cfg.mcp_readable_long_names ?? false,
     mcpServer: cfg.mcp_server ?? {},
     mcpOAuth: { credentialsStore: cfg.mcp_oauth_credentials_store ?? 'file', callbackPort: cfg.mcp_oauth_callback_port ?? null, callbackUrl: cfg.mcp_oauth_callback_url ?? null },
     usingDemoFallback,

@@ -80,6 +80,8 @@ const sharedShape = {
   mcp_approval_timeout_sec: z.number().min(0).optional(),
   /** How long a server's elicitation waits for an answer, then answers `cancel` (default 600; 0 = forever). */
   mcp_elicitation_timeout_sec: z.number().min(0).optional(),
+  /** Namespaces over 40 chars become 26 chars + a hash, so long server names keep readable tool names (default false). */
+  mcp_readable_long_names: z.boolean().optional(),
 };
 
 /** `[profiles.<name>]`: a named set of keys that overlays the top level. */

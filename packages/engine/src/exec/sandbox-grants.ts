@@ -43,3 +43,36 @@ export function sandboxGrants(policy: SandboxPolicy): SandboxGrants | null {
   for (const root of policy.writableRoots) writableRoots.push({ kind: 'path', path: root });
   return { writableRoots, readOnlySubpaths: PROTECTED_DIR_NAMES, networkAccess: policy.networkAccess };
 }
+
+/**
+ * A policy in Codex's own serialisation (`sandbox_policy` of the MCP server's events, `sandboxPolicy`
+ * of an MCP call's `codex/sandbox-state-meta`): kebab-case `type`, snake_case fields.
+ */
+export function codexSandboxPolicy(policy: SandboxPolicy): Record<string, unknown> {
+  if (policy.type === 'workspace-write') {
+    return { type: 'workspace-write', writable_roots: policy.writableRoots, network_access: policy.networkAccess, exclude_tmpdir_env_var: policy.excludeTmpdirEnvVar, exclude_slash_tmp: policy.excludeSlashTmp };
+  }
+  return policy.type === 'read-only' ? { type: 'read-only', network_access: policy.networkAccess } : { type: 'danger-full-access' };
+}
+
+/** Codex's special-path kind of a writable place (null for a plain path). */
+const SPECIAL_KIND: Record<WritableGrant['kind'], string | null> = { workspace: 'project_roots', slashTmp: 'slash_tmp', tmpdirEnv: 'tmpdir', path: null };
+
+/**
+ * Codex's permission profile in its own serialisation (the MCP server's `permission_profile`, an
+ * MCP call's `codex/sandbox-state-meta`): the grants renamed (the whole filesystem readable, the
+ * writable places, the protected names read-only under the project roots, then the extra roots).
+ */
+export function codexPermissionProfile(policy: SandboxPolicy): Record<string, unknown> {
+  const grants = sandboxGrants(policy);
+  if (grants === null) return { type: 'disabled' };
+  const special = (kind: string, access: 'read' | 'write', subpath?: string): Record<string, unknown> => ({ path: { type: 'special', value: { kind, ...(subpath ? { subpath } : {}) } }, access });
+  const entries: Record<string, unknown>[] = [special('root', 'read')];
+  for (const grant of grants.writableRoots) {
+    const kind = SPECIAL_KIND[grant.kind];
+    if (kind !== null) entries.push(special(kind, 'write'));
+  }
+  for (const name of grants.readOnlySubpaths) entries.push(special('project_roots', 'read', name));
+  for (const grant of grants.writableRoots) if (grant.kind === 'path') entries.push({ path: { type: 'path', path: grant.path }, access: 'write' });
+  return { type: 'managed', file_system: { type: 'restricted', entries }, network: grants.networkAccess ? 'enabled' : 'restricted' };
+}

@@ -53,6 +53,10 @@ export function rootOf(path: string, name: string): { uri: string; name: string 
 export class McpConnection {
   readonly #client: Client;
   readonly #stderr: string[] = [];
+  /** The first stdout line of a stdio server that is not JSON (the SDK skips such lines). */
+  #stdoutNoise: string | null = null;
+  /** Stops looking at a stdio server's stdout (once the handshake is over). */
+  #unwatchStdout: () => void = () => undefined;
   #closedByUs = false;
   #exitCode: number | string | null = null;
   tools: Tool[] = [];
@@ -95,7 +99,9 @@ export class McpConnection {
   ): Promise<McpConnection> {
     const client = new Client(
       { name: 'codex-mcp-client', title: 'Codex', version },
-      { capabilities: { roots: { listChanged: true }, elicitation: { form: {} } } },
+      // `url` too: URL-mode elicitations are forwarded to the front door like forms (the SDK refuses a
+      // mode the client does not declare; the reference forwards them while declaring only `form`).
+      { capabilities: { roots: { listChanged: true }, elicitation: { form: {}, url: {} } } },
     );
     const conn = new McpConnection(config, client);
     client.setRequestHandler('roots/list', async () => ({ roots: hooks.roots() }));
@@ -118,6 +124,7 @@ export class McpConnection {
       await raceSignal(client.connect(transport, { signal: both, timeout: timeoutMs }), both);
       conn.tools = await raceSignal(conn.listTools(both, timeoutMs), both);
       started = true;
+      conn.#unwatchStdout();
       return conn;
     } catch (error) {
       conn.#closedByUs = true;
@@ -184,6 +191,18 @@ export class McpConnection {
         child?.once('exit', (code, sig) => {
           this.#exitCode = code ?? (sig ? String(sig) : null);
         });
+        // Kept for the start-up error: a program that is not an MCP server prints something else.
+        let head = '';
+        const noise = (chunk: Buffer): void => {
+          head += chunk.toString('utf8');
+          const lines = head.split('\n');
+          head = lines.pop() ?? '';
+          this.#stdoutNoise ??= lines.find((line) => line.trim() !== '' && !isJson(line))?.slice(0, 200) ?? null;
+          if (this.#stdoutNoise !== null) this.#unwatchStdout();
+        };
+        // Only during start-up: afterwards every line is protocol and the SDK's alone.
+        this.#unwatchStdout = () => child?.stdout?.off('data', noise);
+        child?.stdout?.on('data', noise);
       };
       let partial = '';
       transport.stderr?.on('data', (chunk: Buffer) => {
@@ -217,10 +236,35 @@ export class McpConnection {
     const message = error instanceof Error ? error.message : String(error);
     const t = this.config.transport;
     if (t.type === 'stdio' && /ENOENT/.test(message)) return `No such file or directory (os error 2): ${t.command}`;
+    // fetch says only "fetch failed"; the reason (refused, unknown host, reset) is in its causes.
+    const network = networkCause(error);
+    if (t.type === 'http' && network !== null) return `handshaking with MCP server failed: error sending request for url (${t.url}): ${network}`;
     const tail = this.stderrTail;
     const base = /closed/i.test(message) ? 'handshaking with MCP server failed: connection closed: initialize response' : `handshaking with MCP server failed: ${message}`;
     const code = this.#exitCode !== null ? `; exit code ${this.#exitCode}` : '';
-    return `${base}${code}${tail ? `; stderr: ${tail}` : ''}`;
+    const noise = this.#stdoutNoise !== null ? `; stdout is not JSON-RPC: ${this.#stdoutNoise}` : '';
+    return `${base}${code}${noise}${tail ? `; stderr: ${tail}` : ''}`;
+  }
+}
+
+/** The innermost cause of a failed fetch (`connect ECONNREFUSED 127.0.0.1:9`), or null for other errors. */
+function networkCause(error: unknown): string | null {
+  let fetchFailed = false;
+  let inner: Error | null = null;
+  for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
+    if (cause.message === 'fetch failed') fetchFailed = true;
+    inner = cause;
+  }
+  return fetchFailed && inner !== null && inner.message !== 'fetch failed' ? inner.message : null;
+}
+
+/** Whether `line` parses as JSON. */
+function isJson(line: string): boolean {
+  try {
+    JSON.parse(line);
+    return true;
+  } catch {
+    return false;
   }
 }
 

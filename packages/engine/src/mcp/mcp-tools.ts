@@ -7,6 +7,7 @@
  * (`output.ts`). Routing always uses the raw tool name.
  */
 import type { ThreadItem } from '@deputy/protocol';
+import { codexPermissionProfile, codexSandboxPolicy } from '../exec/sandbox-grants.js';
 import type { FunctionToolSpec, ToolSpec } from '../model/types.js';
 import type { ToolContext, ToolDefinition, ToolOutput, ToolSource } from '../tools/types.js';
 import { decideMcpApproval, NEVER_DECLINE_TEXT } from './approval.js';
@@ -18,8 +19,8 @@ import { shapeInputSchema } from './schema-shape.js';
 
 /** Options of the source. */
 export interface McpToolSourceOptions {
-  /** Whether the thread's model accepts images (else image blocks become a text note). */
-  supportsImages?: boolean;
+  /** `mcp_readable_long_names`: see `nameTools`. */
+  readableLongNames?: boolean;
 }
 
 /** The MCP tools of one thread. */
@@ -71,6 +72,8 @@ export class McpToolSource implements ToolSource {
     if (!route || !this.manager.tool(route.server, route.tool)) return undefined;
     return {
       name,
+      // As the reference: a server that allows it, or a tool annotated read-only.
+      supportsParallel: this.manager.config(route.server)?.supportsParallelToolCalls === true || this.manager.tool(route.server, route.tool)?.annotations?.readOnlyHint === true,
       spec: () => {
         throw new Error('MCP tools are offered through McpToolSource.specs');
       },
@@ -82,7 +85,7 @@ export class McpToolSource implements ToolSource {
   /** Names the tools of every ready server and refreshes the route map. */
   #name(): NamedTool[] {
     const refs = this.manager.statuses().flatMap((s) => s.tools.map((t) => ({ server: s.name, tool: t.name })));
-    const named = nameTools(refs);
+    const named = nameTools(refs, { readableLongNames: this.options.readableLongNames === true });
     this.#routes.clear();
     for (const t of named) this.#routes.set(t.namespace + t.name, t);
     return named;
@@ -131,7 +134,7 @@ export class McpToolSource implements ToolSource {
       ctx.emit({ type: 'item.completed', item: { ...started, status: isError ? 'failed' : 'completed', result: itemResult, error: null, durationMs }, atMs: Date.now() });
       const formatted = formatCallResult(result, Date.now() - startedAt, {
         hasOutputSchema: this.manager.tool(server, tool)?.outputSchema !== undefined,
-        supportsImages: this.options.supportsImages ?? true,
+        supportsImages: ctx.modelSupportsImages ?? true,
       });
       return { output: formatted.output, success: !isError, ...(formatted.contentItems ? { contentItems: formatted.contentItems } : {}) };
     } catch (error) {
@@ -199,7 +202,13 @@ export class McpToolSource implements ToolSource {
     };
     const experimental = this.manager.capabilities(server).experimental as Record<string, unknown> | undefined;
     if (experimental?.['codex/sandbox-state-meta'] !== undefined) {
-      meta['codex/sandbox-state-meta'] = { sandboxPolicy: ctx.sandbox, sandboxCwd: ctx.cwd, codexLinuxSandboxExe: null, useLegacyLandlock: false };
+      meta['codex/sandbox-state-meta'] = {
+        permissionProfile: codexPermissionProfile(ctx.sandbox),
+        sandboxPolicy: codexSandboxPolicy(ctx.sandbox),
+        codexLinuxSandboxExe: null,
+        sandboxCwd: ctx.cwd,
+        useLegacyLandlock: false,
+      };
     }
     return meta;
   }

@@ -45,8 +45,19 @@ function byteCompare(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
 
-/** Names every tool; the result is in tool-identity order. */
-export function nameTools(tools: readonly RawToolRef[]): NamedTool[] {
+/** Namespaces longer than this are shortened under `readableLongNames`. */
+const READABLE_NS_MAX = 40;
+/** How much of a long namespace `readableLongNames` keeps before its hash. */
+const READABLE_NS_KEEP = 26;
+
+/**
+ * Names every tool; the result is in tool-identity order. `readableLongNames`
+ * (`mcp_readable_long_names`, Deputy's opt-in): a namespace longer than 40 chars becomes its first
+ * 26 chars, `_`, the hash of its namespace identity and `__` (41 chars), so its tools keep
+ * readable names within the 64-char limit where the reference cuts the namespace to 51 chars and
+ * leaves bare-hash tool names.
+ */
+export function nameTools(tools: readonly RawToolRef[], options: { readableLongNames?: boolean } = {}): NamedTool[] {
   const unique = new Map<string, RawToolRef>();
   for (const t of tools) unique.set(toolIdentity(t.server, t.tool), t);
   const entries = [...unique.entries()].map(([identity, ref]) => ({
@@ -62,6 +73,9 @@ export function nameTools(tools: readonly RawToolRef[]): NamedTool[] {
   for (const e of entries) (nsOwners.get(e.ns) ?? nsOwners.set(e.ns, new Set()).get(e.ns))?.add(e.nsIdentity);
   for (const e of entries) {
     if ((nsOwners.get(e.ns)?.size ?? 0) > 1) e.ns = `${e.ns.replace(/__$/, '')}_${shortHash(e.nsIdentity)}__`;
+  }
+  if (options.readableLongNames) {
+    for (const e of entries) if (e.ns.length > READABLE_NS_MAX) e.ns = `${e.ns.slice(0, READABLE_NS_KEEP)}_${shortHash(e.nsIdentity)}__`;
   }
 
   // Tool clash: different tool identities with the same (ns, nm).

@@ -25,6 +25,8 @@ export interface ModelInfo {
   defaultEffort: ReasoningEffort | null;
   /** Whether `reasoning.summary` may be requested. */
   supportsReasoningSummaries: boolean;
+  /** Whether the model reads images (the reference's default; false for text-only families). */
+  supportsImageInput: boolean;
   /** False when the slug matched no built-in entry and the fields are defaults. */
   known: boolean;
 }
@@ -47,15 +49,15 @@ const NO_REASONING: Pick<Family, 'supportsReasoning' | 'reasoningEfforts' | 'def
   supportsReasoningSummaries: false,
 };
 
-function reasoningFamily(contextWindow: number, efforts: ReasoningEffort[], summaries = true): Family {
-  return { contextWindow, supportsReasoning: true, reasoningEfforts: efforts, defaultEffort: 'medium', supportsReasoningSummaries: summaries };
+function reasoningFamily(contextWindow: number, efforts: ReasoningEffort[], summaries = true, images = true): Family {
+  return { contextWindow, supportsReasoning: true, reasoningEfforts: efforts, defaultEffort: 'medium', supportsReasoningSummaries: summaries, supportsImageInput: images };
 }
 
 /** The gpt-5 line: efforts grew with the minor version (none from 5.1, xhigh from 5.2 / codex-max). */
 function gpt5Family(slug: string): Family | null {
   const match = /^gpt-5(?:\.(\d+))?(?:-(codex))?(?:-(mini|nano|max|pro))?(?:$|-)/.exec(slug);
   if (match === null) return null;
-  if (slug.includes('-chat')) return { contextWindow: 128_000, ...NO_REASONING };
+  if (slug.includes('-chat')) return { contextWindow: 128_000, ...NO_REASONING, supportsImageInput: true };
   const minor = Number(match[1] ?? 0);
   const isCodex = match[2] === 'codex';
   const variant = match[3];
@@ -72,11 +74,12 @@ function gpt5Family(slug: string): Family | null {
 
 /** Built-in families, most specific first. */
 const FAMILIES: Array<{ pattern: RegExp; family: Family }> = [
-  { pattern: /^gpt-4\.1(?:$|-)/, family: { contextWindow: 1_047_576, ...NO_REASONING } },
-  { pattern: /^gpt-4o(?:$|-)/, family: { contextWindow: 128_000, ...NO_REASONING } },
+  { pattern: /^gpt-4\.1(?:$|-)/, family: { contextWindow: 1_047_576, ...NO_REASONING, supportsImageInput: true } },
+  { pattern: /^gpt-4o(?:$|-)/, family: { contextWindow: 128_000, ...NO_REASONING, supportsImageInput: true } },
   { pattern: /^o3-mini(?:$|-)/, family: reasoningFamily(200_000, ['low', 'medium', 'high'], false) },
   { pattern: /^(?:o3|o4-mini|codex-mini)(?:$|-)/, family: reasoningFamily(200_000, ['low', 'medium', 'high']) },
-  { pattern: /^gpt-oss-/, family: reasoningFamily(131_072, ['low', 'medium', 'high'], false) },
+  // The open-weight models read text only.
+  { pattern: /^gpt-oss-/, family: reasoningFamily(131_072, ['low', 'medium', 'high'], false, false) },
 ];
 
 /** The model id without a router prefix such as `openai/`. */
@@ -87,12 +90,12 @@ function bareSlug(model: string): string {
 /** Describes `model` as served by provider `providerId`; unknown slugs get defaults and `known: false`. */
 export function describeModel(model: string, providerId: string): ModelInfo {
   if (providerId === 'demo') {
-    return { slug: model, displayName: `${model} (offline demo model)`, contextWindow: DEFAULT_CONTEXT_WINDOW, ...NO_REASONING, known: true };
+    return { slug: model, displayName: `${model} (offline demo model)`, contextWindow: DEFAULT_CONTEXT_WINDOW, ...NO_REASONING, supportsImageInput: false, known: true };
   }
   const slug = bareSlug(model);
   const family = gpt5Family(slug) ?? FAMILIES.find((f) => f.pattern.test(slug))?.family ?? null;
   if (family === null) {
-    return { slug: model, displayName: model, contextWindow: DEFAULT_CONTEXT_WINDOW, ...NO_REASONING, known: false };
+    return { slug: model, displayName: model, contextWindow: DEFAULT_CONTEXT_WINDOW, ...NO_REASONING, supportsImageInput: true, known: false };
   }
   return { slug: model, displayName: model, ...family, reasoningEfforts: [...family.reasoningEfforts], known: true };
 }

@@ -306,7 +306,7 @@ export class EngineRuntime {
       onLog: mcpDebugLog,
       oauth: this.mcpOAuth,
     });
-    tools.addSource(new McpToolSource(mcp));
+    tools.addSource(new McpToolSource(mcp, { readableLongNames: this.#config.mcpReadableLongNames }));
     return {
       tools,
       services,
@@ -354,6 +354,7 @@ function describeWith(config: ResolvedConfig, model: string): ModelInfo {
     contextWindow: config.modelContextWindow ?? info.contextWindow,
     supportsReasoning: info.supportsReasoning,
     supportsReasoningSummaries: info.supportsReasoningSummaries,
+    supportsImageInput: info.supportsImageInput,
     known: info.known,
   };
 }

@@ -7,7 +7,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { EngineEvent } from '@deputy/protocol';
 import type { ApprovalPort } from '../approvals/approval-port.js';
-import { ThreadNotFoundError, InvalidInputError } from '../errors.js';
+import { InvalidInputError, McpRequiredServersError, ThreadNotFoundError } from '../errors.js';
 import { EventStream } from '../events/event-stream.js';
 import { rolloutLine, type RolloutLine } from '../persistence/rollout-line.js';
 import { readRollout, readRolloutSync, scanRollout } from '../persistence/rollout-reader.js';
@@ -111,7 +111,7 @@ export class ThreadManager {
     const failure = await thread.deps.mcp?.waitRequired();
     if (!failure) return;
     await this.unload(thread.id);
-    throw new InvalidInputError(`Fatal error: Failed to initialize session: ${failure}`);
+    throw new McpRequiredServersError(`Fatal error: Failed to initialize session: ${failure}`);
   }
 
   /** Returns the loaded thread, or loads it from its rollout. Overrides apply to later turns. */

@@ -17,6 +17,8 @@ export interface ModelInfo {
   contextWindow: number | null;
   supportsReasoning: boolean;
   supportsReasoningSummaries: boolean;
+  /** Whether the model reads images (absent: it does, the reference's default). */
+  supportsImageInput?: boolean;
   known: boolean;
 }
 

@@ -1,8 +1,10 @@
 /**
  * One tool call, as an ordinary turn and a review run it: the call's context (its events go to
  * the turn, tracked until they complete), the dispatch through the registry under the turn's
- * abort signal, and the completion of items an abort cut off. Recording the output is the
- * caller's (the thread's history, or a review's own conversation).
+ * abort signal, and the completion of items an abort cut off; and the calls of one model
+ * response, as an ordinary turn runs them (parallel-capable calls together, every other call
+ * alone, outputs handed back in the model's order). Recording the output is the caller's (the
+ * thread's history, or a review's own conversation).
  */
 import type { McpToolCallApprovalRequest, ReviewDecision, ThreadItem } from '@deputy/protocol';
 import { v7 as uuidv7 } from 'uuid';
@@ -35,6 +37,7 @@ export function toolContext(scope: TurnScope, call: ToolCall, openItems: Map<str
     requestApproval: (request) => scope.requestApproval(request),
     requestMcpApproval: (request, timeoutMs) => askMcpApproval(scope, request, timeoutMs),
     model: turn.settings.model,
+    modelSupportsImages: scope.deps.describeModel(turn.settings.model).supportsImageInput ?? true,
     turnStartedAtMs: turn.startedAtMs,
   };
 }
@@ -64,10 +67,77 @@ async function askMcpApproval(scope: TurnScope, request: McpToolCallApprovalRequ
  */
 export function runTool(scope: TurnScope, call: ToolCall, openItems: Map<string, ThreadItem>, isEnded: () => boolean): Promise<ToolOutput> {
   const ctx = toolContext(scope, call, openItems, isEnded);
-  const name = call.type === 'function_call' && call.namespace ? call.namespace + call.name : call.name;
-  const running = scope.deps.tools.dispatch(name, call.type === 'function_call' ? call.arguments : call.input, ctx);
+  const running = scope.deps.tools.dispatch(callName(call), call.type === 'function_call' ? call.arguments : call.input, ctx);
   running.catch(() => undefined);
   return raceAbort(running, scope.turn.controller.signal);
+}
+
+/** The name a call dispatches under (`<namespace><name>` for a namespaced function call). */
+function callName(call: ToolCall): string {
+  return call.type === 'function_call' && call.namespace ? call.namespace + call.name : call.name;
+}
+
+/** What `runToolCalls` hands back, in the model's call order. */
+export interface CallOutcomes {
+  /** A call's output. */
+  output(call: ToolCall, output: ToolOutput): void;
+  /** A call that got no output because the calls ended early (an abort, a fatal error). */
+  abandoned(call: ToolCall): void;
+}
+
+/**
+ * Runs the tool calls of one model response. A call whose tool allows parallel calls (an MCP
+ * server with `supports_parallel_tool_calls = true`, a read-only MCP tool) runs alongside the other such calls around
+ * it; every other call runs alone: after every call before it has ended, and before any call
+ * after it starts. Calls start in the model's order and their items start and complete as they
+ * really run; `outcomes` gets each output in the model's order. When a call rejects (the turn
+ * aborts, a fatal error) no further call starts, outputs already in are still handed back in
+ * order, the rest are `abandoned`, and the error is rethrown.
+ */
+export async function runToolCalls(
+  scope: TurnScope,
+  calls: readonly ToolCall[],
+  openItems: Map<string, ThreadItem>,
+  isEnded: () => boolean,
+  outcomes: CallOutcomes,
+): Promise<void> {
+  const signal = scope.turn.controller.signal;
+  let stopped = false;
+  // handedBack[i] settles once outputs 0..i are handed back: a call that runs alone waits for
+  // its predecessor's, a parallel call for that of the last call before it that ran alone.
+  const hand: (() => void)[] = [];
+  const handedBack = calls.map(() => new Promise<void>((resolve) => hand.push(resolve)));
+  let aloneDone: Promise<void> = Promise.resolve();
+  const done = new Map<ToolCall, ToolOutput>();
+  const runs = calls.map((call, i) => {
+    const parallel = scope.deps.tools.supportsParallel?.(callName(call)) ?? false;
+    const after = parallel ? aloneDone : (handedBack[i - 1] ?? Promise.resolve());
+    if (!parallel) aloneDone = handedBack[i]!;
+    const run = after.then(() => {
+      if (stopped || signal.aborted) throw new Error('tool calls ended');
+      return runTool(scope, call, openItems, isEnded);
+    });
+    run.then(
+      (output) => void done.set(call, output),
+      () => undefined,
+    );
+    return run;
+  });
+  let next = 0;
+  try {
+    for (; next < calls.length; next++) {
+      outcomes.output(calls[next]!, await runs[next]!);
+      hand[next]!();
+    }
+  } catch (error) {
+    stopped = true;
+    for (const call of calls.slice(next)) {
+      const output = done.get(call);
+      if (output) outcomes.output(call, output);
+      else outcomes.abandoned(call);
+    }
+    throw error;
+  }
 }
 
 /** The output item answering `call`. */

@@ -9,11 +9,11 @@
 import { v4 as uuidv4 } from 'uuid';
 import type { ThreadItem, TurnError, TurnInfo, UserInput } from '@deputy/protocol';
 import type { ResponseItem } from '../model/types.js';
-import { FatalToolError } from '../tools/types.js';
+import { FatalToolError, type ToolOutput } from '../tools/types.js';
 import { compactHistory, shouldCompact } from './compaction.js';
 import { buildRequest, messageText, showReasoning, streamStep, toTurnError } from './model-step.js';
 import { runReview } from './review.js';
-import { closeOpenItems, runTool, toolOutputItem } from './tool-step.js';
+import { closeOpenItems, runToolCalls, toolOutputItem } from './tool-step.js';
 import { addUserInput, injectContext } from './turn-input.js';
 import type { ActiveTurn, ToolCall, TurnScope } from './turn-scope.js';
 import { recordPendingHistory, runUserShell, settleUserShells } from './user-shell.js';
@@ -117,7 +117,10 @@ async function runRegular(scope: TurnScope, input: UserInput[], state: TurnState
       await settleUserShells(turn);
       if (turn.steerQueue.length === 0) break;
     }
-    for (const call of calls) await runToolCall(scope, call, state);
+    await runToolCalls(scope, calls, state.openItems, () => state.ended, {
+      output: (call, result) => recordToolOutput(scope, call, result, state),
+      abandoned: (call) => closeOpenCall(scope, call.call_id, state.openCalls),
+    });
   }
   return state.lastAgentMessage;
 }
@@ -169,9 +172,8 @@ function completeOutputItem(scope: TurnScope, item: ResponseItem, started: Reado
   }
 }
 
-/** Runs one tool call and records its output (and the images it attached) for the model. */
-async function runToolCall(scope: TurnScope, call: ToolCall, state: TurnState): Promise<void> {
-  const result = await runTool(scope, call, state.openItems, () => state.ended);
+/** Records a tool call's output (and the images it attached) for the model. */
+function recordToolOutput(scope: TurnScope, call: ToolCall, result: ToolOutput, state: TurnState): void {
   state.openCalls.delete(call.call_id);
   scope.record(toolOutputItem(call, result.output, result.contentItems));
   if (result.images?.length && !(result.contentItems && call.type === 'function_call')) {
@@ -181,11 +183,16 @@ async function runToolCall(scope: TurnScope, call: ToolCall, state: TurnState): 
 
 /** Gives every call that got no output an "aborted" output, so the history stays valid. */
 function closeOpenCalls(scope: TurnScope, open: Map<string, number>): void {
-  for (const [callId, startedAt] of open) {
-    const call = scope.history.find((h) => (h.type === 'function_call' || h.type === 'custom_tool_call') && h.call_id === callId);
-    const type = call?.type === 'custom_tool_call' ? 'custom_tool_call_output' : 'function_call_output';
-    const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
-    scope.record({ type, call_id: callId, output: `aborted by user after ${seconds}s` });
-  }
-  open.clear();
+  for (const callId of [...open.keys()]) closeOpenCall(scope, callId, open);
+}
+
+/** Gives one open call the "aborted" output. */
+function closeOpenCall(scope: TurnScope, callId: string, open: Map<string, number>): void {
+  const startedAt = open.get(callId);
+  if (startedAt === undefined) return;
+  open.delete(callId);
+  const call = scope.history.find((h) => (h.type === 'function_call' || h.type === 'custom_tool_call') && h.call_id === callId);
+  const type = call?.type === 'custom_tool_call' ? 'custom_tool_call_output' : 'function_call_output';
+  const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
+  scope.record({ type, call_id: callId, output: `aborted by user after ${seconds}s` });
 }

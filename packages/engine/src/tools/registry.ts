@@ -39,6 +39,12 @@ export class ToolRegistry {
     await Promise.all(this.#sources.map((s) => s.prepare?.(signal)));
   }
 
+  /** Whether calls of this tool may run alongside each other (MCP servers that allow it). */
+  supportsParallel(name: string): boolean {
+    if (this.#tools.has(name)) return this.#tools.get(name)?.supportsParallel === true;
+    return this.#sources.map((s) => s.find(name)).find((t) => t !== undefined)?.supportsParallel === true;
+  }
+
   /**
    * Runs one call. ToolErrors and unknown tools become failed output for the model; a
    * FatalToolError or an abort propagates and ends the turn.

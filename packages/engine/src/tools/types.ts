@@ -48,6 +48,8 @@ export interface ToolContext {
   requestMcpApproval?(request: McpToolCallApprovalRequest, timeoutMs?: number): Promise<ReviewDecision>;
   /** The turn's model slug (MCP `_meta`). */
   readonly model?: string;
+  /** Whether the turn's model reads images (absent: it does); MCP image blocks become a note otherwise. */
+  readonly modelSupportsImages?: boolean;
   /** When the turn started (MCP `_meta`). */
   readonly turnStartedAtMs?: number;
 }
@@ -65,6 +67,12 @@ export interface ToolSource {
 /** A declared tool. `TArgs` is the parsed argument type. */
 export interface ToolDefinition<TArgs = unknown> {
   readonly name: string;
+  /**
+   * Calls of this tool may run alongside each other within one model response (an MCP server
+   * with `supports_parallel_tool_calls = true`, an MCP tool annotated `readOnlyHint`); other
+   * calls run one at a time.
+   */
+  readonly supportsParallel?: boolean;
   /** The spec offered to the model for the given wire. */
   spec(wire: 'responses' | 'chat'): ToolSpec;
   /** Parses the raw call payload (JSON arguments or freeform input); throws ToolError on bad input. */

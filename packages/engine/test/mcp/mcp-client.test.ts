@@ -51,6 +51,18 @@ describe('MCP client', () => {
     expect(events.some((e) => e.type === 'mcp.serverStatus' && e.status === 'cancelled')).toBe(true);
   }, 15_000);
 
+  it('offers readable tool names for a long server name with mcp_readable_long_names = true', async () => {
+    const name = 'a_very_long_server_name_for_the_company_wide_issue_tracker'; // 57 chars
+    const engine = await open(tinyServer(name), {}, 'mcp_startup_grace_ms = 10000\nmcp_readable_long_names = true');
+    engine.server.enqueue({ output: [text('hello')] });
+    const thread = await engine.manager.start({ cwd: engine.temp.cwd });
+    await thread.startTurn([{ type: 'text', text: 'hi' }]).done;
+    const tools = (engine.server.requests[0]?.body as { tools: { type: string; name: string; tools?: { name: string }[] }[] }).tools;
+    const ns = tools.find((t) => t.type === 'namespace');
+    expect(ns?.name).toMatch(/^mcp__a_very_long_server_na_[0-9a-f]{12}__$/);
+    expect(ns?.tools?.map((t) => t.name)).toEqual(expect.arrayContaining(['plain', 'sleep', 'roots']));
+  }, 15_000);
+
   it('fails thread start for a required server with its stderr tail', async () => {
     const engine = await open(tinyServer('db', 'required = true', ', "--fail-start"'));
     await expect(engine.manager.start({ cwd: engine.temp.cwd })).rejects.toThrow(
@@ -101,6 +113,36 @@ describe('MCP client', () => {
     expect(typeof meta?.progressToken).toBe('number');
   }, 15_000);
 
+  it('adds codex/sandbox-state-meta to _meta only for a server that declares the capability', async () => {
+    const logs = { meta: '', bare: '' };
+    for (const k of Object.keys(logs) as (keyof typeof logs)[]) logs[k] = join(process.env.TMPDIR ?? '/tmp', `tiny-${k}-${process.pid}-${Date.now()}.log`);
+    const approve = (log: string) => `default_tools_approval_mode = "approve"\nenv = { TINY_LOG = ${JSON.stringify(log)} }`;
+    const engine = await open(tinyServer('meta', approve(logs.meta), ', "--sandbox-meta"') + tinyServer('bare', approve(logs.bare)), { approvalPolicy: 'never', sandbox: 'workspace-write' }, 'mcp_startup_grace_ms = 10000');
+    engine.server.enqueue({ output: [functionCall('mcp__meta__plain', { text: 'a' }), functionCall('mcp__bare__plain', { text: 'b' })] }, { output: [text('ok')] });
+    const thread = await engine.manager.start({ cwd: engine.temp.cwd });
+    expect((await thread.startTurn([{ type: 'text', text: 'go' }]).done).status).toBe('completed');
+    const metaOf = async (log: string) =>
+      (await readFile(log, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { call?: string; params?: { _meta?: Record<string, unknown> } }).find((c) => c.call === 'plain')?.params?._meta;
+    const withState = await metaOf(logs.meta);
+    expect(withState).toMatchObject({ threadId: thread.id, 'x-codex-turn-metadata': { sandbox: 'seccomp' } });
+    // The profile's full entry list is the MCP server's `permission_profile` (its unit tests).
+    const special = (kind: string, access: string, subpath?: string) => ({ path: { type: 'special', value: { kind, ...(subpath ? { subpath } : {}) } }, access });
+    expect(withState?.['codex/sandbox-state-meta']).toEqual({
+      permissionProfile: {
+        type: 'managed',
+        file_system: { type: 'restricted', entries: expect.arrayContaining([special('root', 'read'), special('project_roots', 'write'), special('project_roots', 'read', '.git')]) },
+        network: 'restricted',
+      },
+      sandboxPolicy: { type: 'workspace-write', writable_roots: [], network_access: false, exclude_tmpdir_env_var: false, exclude_slash_tmp: false },
+      codexLinuxSandboxExe: null,
+      sandboxCwd: engine.temp.cwd,
+      useLegacyLandlock: false,
+    });
+    const without = await metaOf(logs.bare);
+    expect(without).toMatchObject({ threadId: thread.id });
+    expect(without).not.toHaveProperty('codex/sandbox-state-meta');
+  }, 20_000);
+
   it('completes the item and sends notifications/cancelled when the turn is interrupted mid-call', async () => {
     const log = join(process.env.TMPDIR ?? '/tmp', `tiny-int-${process.pid}-${Date.now()}.log`);
     const engine = await open(tinyServer('tiny', `default_tools_approval_mode = "approve"\nenv = { TINY_LOG = ${JSON.stringify(log)} }`), {}, 'mcp_startup_grace_ms = 10000');
@@ -116,23 +158,85 @@ describe('MCP client', () => {
     await waitFor(async () => (await readFile(log, 'utf8').catch(() => '')).includes('notifications/cancelled'), 10_000, 'the cancellation');
   }, 20_000);
 
-  it('runs two calls to one server one after the other', async () => {
-    const spans = async (parallel: boolean): Promise<{ startedAt: number; endedAt: number }[]> => {
+  it('runs calls to a parallel server (or read-only tools) concurrently and any other call alone, outputs in the model order', async () => {
+    type Span = { ms: number; startedAt: number; endedAt: number };
+    const run = async (parallel: boolean, tool = 'sleep'): Promise<{ spans: Span[]; completed: string[]; outputs: string[]; ids: string[] }> => {
       const log = join(process.env.TMPDIR ?? '/tmp', `tiny-par-${parallel}-${process.pid}-${Date.now()}.log`);
       const extra = `default_tools_approval_mode = "approve"\nsupports_parallel_tool_calls = ${parallel}\nenv = { TINY_LOG = ${JSON.stringify(log)} }`;
       const engine = await open(tinyServer('tiny', extra), {}, 'mcp_startup_grace_ms = 10000');
-      engine.server.enqueue({ output: [functionCall('mcp__tiny__sleep', { ms: 400 }), functionCall('mcp__tiny__sleep', { ms: 400 })] }, { output: [text('done')] });
+      // The first call is the slow one: in parallel it ends after the second.
+      const calls = [functionCall(`mcp__tiny__${tool}`, { ms: 700 }), functionCall(`mcp__tiny__${tool}`, { ms: 200 })];
+      engine.server.enqueue({ output: calls }, { output: [text('done')] });
       const thread = await engine.manager.start({ cwd: engine.temp.cwd });
+      const events = collect(thread);
       expect((await thread.startTurn([{ type: 'text', text: 'sleep twice' }]).done).status).toBe('completed');
-      const lines = (await readFile(log, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { slept?: { startedAt: number; endedAt: number } });
-      return lines.flatMap((l) => (l.slept ? [l.slept] : [])).sort((a, b) => a.startedAt - b.startedAt);
+      const lines = (await readFile(log, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { slept?: Span });
+      const input = (engine.server.requests[1]?.body as { input: { type: string; call_id?: string }[] }).input;
+      return {
+        spans: lines.flatMap((l) => (l.slept ? [l.slept] : [])),
+        completed: events.flatMap((e) => (e.type === 'item.completed' && e.item.type === 'mcpToolCall' ? [e.item.id] : [])),
+        outputs: input.filter((i) => i.type === 'function_call_output').map((i) => i.call_id ?? ''),
+        ids: calls.map((c) => c.callId),
+      };
     };
-    // With supports_parallel_tool_calls the calls may overlap; the turn loop still runs a
-    // response's tool calls one at a time (docs/mcp-client.md "Not done yet").
-    const serial = await spans(false);
-    expect(serial).toHaveLength(2);
-    expect(serial[1]!.startedAt).toBeGreaterThanOrEqual(serial[0]!.endedAt);
+    const serial = await run(false);
+    const [s700, s200] = [serial.spans.find((s) => s.ms === 700)!, serial.spans.find((s) => s.ms === 200)!];
+    expect(s200.startedAt).toBeGreaterThanOrEqual(s700.endedAt);
+    expect(serial.completed).toEqual(serial.ids);
+    expect(serial.outputs).toEqual(serial.ids);
+
+    // A parallel server, and a tool annotated readOnlyHint on a serial one, overlap.
+    for (const par of [await run(true), await run(false, 'peek')]) {
+      const [p700, p200] = [par.spans.find((s) => s.ms === 700)!, par.spans.find((s) => s.ms === 200)!];
+      // The server saw both calls at once: the short one started and ended inside the long one.
+      expect(p200.startedAt).toBeLessThan(p700.endedAt);
+      expect(p200.endedAt).toBeLessThan(p700.endedAt);
+      // Items complete as the calls really end; the model still reads the outputs in its own order.
+      expect(par.completed).toEqual([...par.ids].reverse());
+      expect(par.outputs).toEqual(par.ids);
+    }
   }, 30_000);
+
+  it('runs a call to a serial server alone between parallel calls', async () => {
+    type Span = { ms: number; startedAt: number; endedAt: number };
+    const log = join(process.env.TMPDIR ?? '/tmp', `tiny-mix-${process.pid}-${Date.now()}.log`);
+    const env = `default_tools_approval_mode = "approve"\nenv = { TINY_LOG = ${JSON.stringify(log)} }`;
+    const engine = await open(tinyServer('par', `${env}\nsupports_parallel_tool_calls = true`) + tinyServer('ser', env), {}, 'mcp_startup_grace_ms = 10000');
+    const calls = [
+      functionCall('mcp__par__sleep', { ms: 400 }),
+      functionCall('mcp__par__sleep', { ms: 150 }),
+      functionCall('mcp__ser__sleep', { ms: 120 }),
+      functionCall('mcp__par__sleep', { ms: 100 }),
+    ];
+    engine.server.enqueue({ output: calls }, { output: [text('done')] });
+    const thread = await engine.manager.start({ cwd: engine.temp.cwd });
+    expect((await thread.startTurn([{ type: 'text', text: 'mix' }]).done).status).toBe('completed');
+    const spans = (await readFile(log, 'utf8')).split('\n').filter(Boolean).flatMap((l) => (JSON.parse(l) as { slept?: Span }).slept ?? []);
+    const by = (ms: number) => spans.find((s) => s.ms === ms)!;
+    expect(by(150).startedAt).toBeLessThan(by(400).endedAt); // the first two overlap
+    expect(by(120).startedAt).toBeGreaterThanOrEqual(Math.max(by(400).endedAt, by(150).endedAt)); // the serial call waits for both
+    expect(by(100).startedAt).toBeGreaterThanOrEqual(by(120).endedAt); // and the next one waits for it
+    const input = (engine.server.requests[1]?.body as { input: { type: string; call_id?: string }[] }).input;
+    expect(input.filter((i) => i.type === 'function_call_output').map((i) => i.call_id)).toEqual(calls.map((c) => c.callId));
+  }, 20_000);
+
+  it('completes every in-flight parallel call and cancels each on the server when the turn is interrupted', async () => {
+    const log = join(process.env.TMPDIR ?? '/tmp', `tiny-par-int-${process.pid}-${Date.now()}.log`);
+    const engine = await open(tinyServer('tiny', `default_tools_approval_mode = "approve"\nsupports_parallel_tool_calls = true\nenv = { TINY_LOG = ${JSON.stringify(log)} }`), {}, 'mcp_startup_grace_ms = 10000');
+    engine.server.enqueue({ output: [functionCall('mcp__tiny__slow', {}), functionCall('mcp__tiny__slow', {})] }, { output: [text('never')] });
+    const thread = await engine.manager.start({ cwd: engine.temp.cwd });
+    const events = collect(thread);
+    const handle = thread.startTurn([{ type: 'text', text: 'slow twice' }]);
+    const startedCalls = () => events.filter((e) => e.type === 'item.started' && e.item.type === 'mcpToolCall').length;
+    await waitFor(() => startedCalls() === 2, 10_000, 'both calls to start');
+    await waitFor(async () => (await readFile(log, 'utf8').catch(() => '')).split('"call":"slow"').length === 3, 10_000, 'the server to see both calls');
+    await thread.interrupt();
+    expect((await handle.done).status).toBe('interrupted');
+    const completed = events.filter((e) => e.type === 'item.completed' && e.item.type === 'mcpToolCall');
+    expect(completed).toHaveLength(2);
+    expect(completed.every((e) => e.type === 'item.completed' && e.item.type === 'mcpToolCall' && e.item.status === 'failed' && e.item.error === 'interrupted')).toBe(true);
+    await waitFor(async () => (await readFile(log, 'utf8').catch(() => '')).split('notifications/cancelled').length === 3, 10_000, 'both cancellations');
+  }, 20_000);
 
   it('declines a gated call at once under never (no prompt) and asks under untrusted', async () => {
     const never = await open(tinyServer('tiny'), { approvalPolicy: 'never', sandbox: 'workspace-write' }, 'mcp_startup_grace_ms = 10000');

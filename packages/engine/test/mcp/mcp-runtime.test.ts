@@ -80,6 +80,27 @@ describe('elicitation', () => {
     expect(out).toContain('- Favorite Integer: 7');
   }, 30_000);
 
+  it('forwards a URL-mode elicitation with its url and id, having declared url mode at initialize', async () => {
+    const log = join(process.env.TMPDIR ?? '/tmp', `tiny-url-${process.pid}-${Date.now()}.log`);
+    const engine = await open(tinyServer(`default_tools_approval_mode = "approve"\nenv = { TINY_LOG = ${JSON.stringify(log)} }`), { approvalPolicy: 'on-request', sandbox: 'workspace-write' });
+    const asked: McpElicitationRequest[] = [];
+    engine.runtime.approvals.requestMcpElicitation = async (request) => {
+      asked.push(request);
+      return { action: 'accept', content: null };
+    };
+    const call = functionCall('mcp__tiny__sign_in', {});
+    engine.server.enqueue({ output: [call] }, { output: [text('done')] });
+    const thread = await engine.manager.start({ cwd: engine.temp.cwd });
+    await thread.startTurn([{ type: 'text', text: 'sign in' }]).done;
+    expect(asked).toEqual([
+      { kind: 'mcpElicitation', server: 'tiny', message: 'Sign in to tiny', mode: 'url', requestedSchema: null, url: 'https://auth.example.test/authorize?state=s1', elicitationId: 'tiny-e1' },
+    ]);
+    // The server got the accept, without content.
+    expect(String(outputOf(engine, call.callId))).toContain(JSON.stringify(JSON.stringify({ action: 'accept' })).slice(1, -1));
+    const init = (await readFile(log, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { initialize?: { capabilities?: unknown } }).find((l) => l.initialize);
+    expect(init?.initialize?.capabilities).toMatchObject({ elicitation: { form: {}, url: {} }, roots: { listChanged: true } });
+  }, 30_000);
+
   it('declines content that does not fit the schema, and cancels on the answer timeout', async () => {
     const engine = await open(everything(), { approvalPolicy: 'on-request', sandbox: 'workspace-write' }, 'mcp_startup_grace_ms = 20000\nmcp_elicitation_timeout_sec = 0.3');
     let n = 0;
@@ -174,6 +195,22 @@ describe('results', () => {
     // No extra user message with the image any more.
     const input = (engine.server.requests[1]?.body as { input: { type: string; role?: string }[] }).input;
     expect(input.at(-1)?.type).toBe('function_call_output');
+  }, 30_000);
+
+  it('replaces images with the omitted-image note for a model without image input', async () => {
+    const engine = await open(everything());
+    const call = functionCall('mcp__everything__get_tiny_image', {});
+    engine.server.enqueue({ output: [call] }, { output: [text('done')] });
+    const thread = await engine.manager.start({ cwd: engine.temp.cwd });
+    // gpt-oss reads text only (the catalogue); the turn runs on it.
+    await thread.startTurn([{ type: 'text', text: 'image' }], { model: 'gpt-oss-120b' }).done;
+    const out = outputOf(engine, call.callId);
+    expect(typeof out).toBe('string');
+    expect(out).toMatch(/^Wall time: \d+\.\d{4} seconds\nOutput:\n\[/);
+    const blocks = JSON.parse(String(out).replace(/^Wall time: [^\n]*\nOutput:\n/, '')) as { type: string; text?: string }[];
+    expect(blocks.map((b) => b.type)).toEqual(['text', 'text', 'text']);
+    expect(blocks[1]).toEqual({ type: 'text', text: '<image content omitted because you do not support image input>' });
+    expect(String(out)).not.toContain('base64');
   }, 30_000);
 
   it('cuts a 1 MB result to the budget with the exact count', async () => {

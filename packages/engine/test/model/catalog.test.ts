@@ -25,6 +25,7 @@ describe('describeModel', () => {
       reasoningEfforts: efforts,
       defaultEffort: 'medium',
       supportsReasoningSummaries: true,
+      supportsImageInput: true,
       known: true,
     });
   });
@@ -42,9 +43,16 @@ describe('describeModel', () => {
       reasoningEfforts: [],
       defaultEffort: null,
       supportsReasoningSummaries: false,
+      supportsImageInput: true,
       known: false,
     });
     expect(describeModel('gpt-50', 'openai').known).toBe(false);
+  });
+
+  it('knows the open-weight gpt-oss models and the demo model read text only', () => {
+    expect(describeModel('gpt-oss-120b', 'openai')).toMatchObject({ known: true, supportsImageInput: false });
+    expect(describeModel('demo', 'demo').supportsImageInput).toBe(false);
+    expect(describeModel('gpt-4o', 'openai').supportsImageInput).toBe(true);
   });
 
   it('describes any model of the demo provider as the offline demo', () => {
