@@ -27,7 +27,7 @@ export const BUNDLES = [
 ];
 
 /** Native addons (and ws's optional native helpers): resolved at run time, never inlined. */
-const EXTERNAL = ['better-sqlite3', '@lydell/node-pty', 'bufferutil', 'utf-8-validate'];
+const EXTERNAL = ['better-sqlite3', '@lydell/node-pty', '@napi-rs/keyring', 'bufferutil', 'utf-8-validate'];
 
 // CommonJS dependencies bundled into ES modules call `require` for Node's built-ins.
 const REQUIRE_SHIM = "import { createRequire as __deputyCreateRequire } from 'node:module'; const require = __deputyCreateRequire(import.meta.url);";
