@@ -9,6 +9,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { FunctionOutputContent, ResponseItem } from '../model/types.js';
 import type { ToolContext, ToolOutput } from '../tools/types.js';
 import { raceAbort } from './race-abort.js';
+import { requestApprovalWithHooks } from './turn-extensions.js';
 import type { ToolCall, TurnScope } from './turn-scope.js';
 
 /**
@@ -32,7 +33,7 @@ export function toolContext(scope: TurnScope, call: ToolCall, openItems: Map<str
       if (event.type === 'item.completed') openItems.delete(event.item.id);
       scope.emit(event);
     },
-    requestApproval: (request) => scope.requestApproval(request),
+    requestApproval: (request) => requestApprovalWithHooks(scope, request),
     requestMcpApproval: (request, timeoutMs) => askMcpApproval(scope, request, timeoutMs),
     model: turn.settings.model,
     turnStartedAtMs: turn.startedAtMs,

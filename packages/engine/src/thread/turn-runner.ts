@@ -15,6 +15,7 @@ import { buildRequest, messageText, showReasoning, streamStep, toTurnError } fro
 import { runReview } from './review.js';
 import { closeOpenItems, runTool, toolOutputItem } from './tool-step.js';
 import { addUserInput, injectContext } from './turn-input.js';
+import { attachMentionedSkills, hookToolOf, loadTurnExtensions, promptText, recordHookContexts, recordHookPrompt, runTurnHooks } from './turn-extensions.js';
 import type { ActiveTurn, ToolCall, TurnScope } from './turn-scope.js';
 import { recordPendingHistory, runUserShell, settleUserShells } from './user-shell.js';
 
@@ -27,7 +28,12 @@ interface TurnState {
   openItems: Map<string, ThreadItem>;
   /** Set when the turn ends: a tool still winding down after an abort must not publish into it. */
   ended: boolean;
+  /** How many times a blocking `Stop` hook made the turn go on. */
+  stopContinuations: number;
 }
+
+/** Most times `Stop` hooks may make one turn go on. */
+const MAX_STOP_CONTINUATIONS = 8;
 
 /**
  * Runs one turn to its end and returns its final info (never throws). A `compact` turn only
@@ -38,7 +44,7 @@ export async function runTurn(scope: TurnScope, input: UserInput[]): Promise<Tur
   const turn = scope.turn;
   const model = turn.settings.model;
   scope.emit({ type: 'turn.started', turn: info(turn, 'inProgress', null, null), model, modelContextWindow: scope.deps.describeModel(model).contextWindow });
-  const state: TurnState = { lastAgentMessage: null, openCalls: new Map(), openItems: new Map(), ended: false };
+  const state: TurnState = { lastAgentMessage: null, openCalls: new Map(), openItems: new Map(), ended: false, stopContinuations: 0 };
   let final: TurnInfo;
   try {
     final = info(turn, 'completed', null, await runBody(scope, input, state));
@@ -93,8 +99,17 @@ async function finish(scope: TurnScope, state: TurnState, final: TurnInfo): Prom
 /** An ordinary turn's loop; resolves with its last agent message. */
 async function runRegular(scope: TurnScope, input: UserInput[], state: TurnState): Promise<string | null> {
   const turn = scope.turn;
+  await loadTurnExtensions(scope);
   injectContext(scope);
+  if (turn.sessionStart) {
+    recordHookContexts(scope, await runTurnHooks(scope, { event: 'SessionStart', matcherInputs: [turn.sessionStart], fields: { source: turn.sessionStart } }));
+  }
+  const submitted = await runTurnHooks(scope, { event: 'UserPromptSubmit', matcherInputs: [], fields: { prompt: promptText(input) } });
+  // A blocked (or stopped) prompt goes no further: the model never sees it.
+  if (submitted?.block || submitted?.stop) return null;
   addUserInput(scope, input);
+  await attachMentionedSkills(scope, input);
+  recordHookContexts(scope, submitted);
   if (scope.usage) scope.emit({ type: 'tokenUsage.updated', usage: scope.usage });
   let compactedForOverflow = false;
   for (;;) {
@@ -115,9 +130,14 @@ async function runRegular(scope: TurnScope, input: UserInput[], state: TurnState
       // User shell commands that joined the turn end before it; steer input sent meanwhile
       // still gets an answer in this turn.
       await settleUserShells(turn);
-      if (turn.steerQueue.length === 0) break;
+      if (turn.steerQueue.length === 0) {
+        if (await continuesAfterStopHooks(scope, state)) continue;
+        break;
+      }
     }
-    for (const call of calls) await runToolCall(scope, call, state);
+    let isStopped = false;
+    for (const call of calls) isStopped = (await runToolCall(scope, call, state)) || isStopped;
+    if (isStopped) break;
   }
   return state.lastAgentMessage;
 }
@@ -169,14 +189,48 @@ function completeOutputItem(scope: TurnScope, item: ResponseItem, started: Reado
   }
 }
 
-/** Runs one tool call and records its output (and the images it attached) for the model. */
-async function runToolCall(scope: TurnScope, call: ToolCall, state: TurnState): Promise<void> {
+/**
+ * Asks the `Stop` hooks whether the turn may end; a block makes it go on with the hook's reason
+ * as a prompt (a `hookPrompt` item), at most {@link MAX_STOP_CONTINUATIONS} times.
+ */
+async function continuesAfterStopHooks(scope: TurnScope, state: TurnState): Promise<boolean> {
+  if (state.stopContinuations >= MAX_STOP_CONTINUATIONS) return false;
+  const fields = { stop_hook_active: state.stopContinuations > 0, last_assistant_message: state.lastAgentMessage };
+  const outcome = await runTurnHooks(scope, { event: 'Stop', matcherInputs: [], fields });
+  if (!outcome?.block || outcome.stop) return false;
+  state.stopContinuations++;
+  recordHookPrompt(scope, outcome.block.runId, outcome.block.reason);
+  return true;
+}
+
+/**
+ * Runs one tool call and records its output (and the images it attached) for the model, with
+ * its `PreToolUse` hooks before (a block answers the model instead of running the tool) and its
+ * `PostToolUse` hooks after. Resolves true when a hook stopped the turn.
+ */
+async function runToolCall(scope: TurnScope, call: ToolCall, state: TurnState): Promise<boolean> {
+  const name = call.type === 'function_call' && call.namespace ? call.namespace + call.name : call.name;
+  const tool = hookToolOf(name, call.type === 'function_call' ? call.arguments : call.input);
+  const fields = tool ? { tool_name: tool.name, tool_input: tool.input, tool_use_id: call.call_id } : {};
+  const pre = tool ? await runTurnHooks(scope, { event: 'PreToolUse', matcherInputs: tool.matcherInputs, fields }) : null;
+  if (pre?.block) {
+    state.openCalls.delete(call.call_id);
+    scope.record(toolOutputItem(call, `Command blocked by PreToolUse hook: ${pre.block.reason}`));
+    recordHookContexts(scope, pre);
+    return false;
+  }
   const result = await runTool(scope, call, state.openItems, () => state.ended);
   state.openCalls.delete(call.call_id);
   scope.record(toolOutputItem(call, result.output, result.contentItems));
   if (result.images?.length && !(result.contentItems && call.type === 'function_call')) {
     scope.record({ type: 'message', role: 'user', content: result.images.map((url) => ({ type: 'input_image' as const, image_url: url })) });
   }
+  recordHookContexts(scope, pre);
+  if (!tool) return false;
+  const post = await runTurnHooks(scope, { event: 'PostToolUse', matcherInputs: tool.matcherInputs, fields: { ...fields, tool_response: result.output } });
+  if (post?.block) scope.record({ type: 'message', role: 'developer', content: [{ type: 'input_text', text: `PostToolUse hook feedback: ${post.block.reason}` }] });
+  recordHookContexts(scope, post);
+  return post?.stop != null;
 }
 
 /** Gives every call that got no output an "aborted" output, so the history stays valid. */
