@@ -146,3 +146,60 @@ describe('hook processes', () => {
     expect(env).not.toContain('hunter2-secret');
   });
 });
+
+describe('other events', () => {
+  it('a blocking Stop hook continues the turn with its reason as a hookPrompt item, once', async () => {
+    const server = await harness();
+    await writeFile(
+      join(server.temp.home, 'hooks.json'),
+      JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: `grep -q '"stop_hook_active":false' && echo '{"decision":"block","reason":"also say DONE"}'; exit 0` }] }] } }),
+    );
+    const client = await server.connect();
+    await trustAll(client, server.temp.cwd);
+    const { id } = await startThread(client, { cwd: server.temp.cwd });
+    const done = await runTurn(client, id, 'hello');
+    expect((done.params.turn as { status: string }).status).toBe('completed');
+    const completed = client.notifications('item/completed').map((n) => n.params);
+    const prompt = completed.find((p) => (p.item as { type: string }).type === 'hookPrompt');
+    expect(prompt?.item).toMatchObject({ type: 'hookPrompt', fragments: [{ text: 'also say DONE', hookRunId: expect.stringContaining(':stop:0:0:') }] });
+    expect(problemsAgainst0171('ItemCompletedNotification', prompt)).toEqual([]);
+    const messages = completed.filter((p) => (p.item as { type: string }).type === 'agentMessage').map((p) => (p.item as { text: string }).text);
+    expect(messages).toEqual(['ECHO: hello', 'ECHO: also say DONE']);
+    expect(hookRuns(client, 'hook/completed').map((r) => [r.eventName, r.status])).toEqual([['stop', 'blocked'], ['stop', 'completed']]);
+  });
+
+  it('a UserPromptSubmit hook blocks a prompt before the model sees it, or adds context to it', async () => {
+    const server = await harness();
+    await writeFile(
+      join(server.temp.home, 'hooks.json'),
+      JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: `grep -q password && { echo '{"decision":"block","reason":"no passwords in prompts"}'; exit 0; }; echo 'Remember: tabs, not spaces'` }] }] } }),
+    );
+    const client = await server.connect();
+    await trustAll(client, server.temp.cwd);
+    const { id } = await startThread(client, { cwd: server.temp.cwd });
+    const asked = server.model.requests.filter((r) => r.wire === 'responses').length;
+    await runTurn(client, id, 'my password is hunter2');
+    expect(server.model.requests.filter((r) => r.wire === 'responses')).toHaveLength(asked);
+    await runTurn(client, id, 'format the file');
+    const input = (server.model.requests.filter((r) => r.wire === 'responses').at(-1)?.body.input ?? []) as Array<{ role?: string; content?: Array<{ text?: string }> }>;
+    const texts = input.flatMap((i) => (i.content ?? []).map((c) => `${i.role}: ${c.text ?? ''}`));
+    expect(texts).not.toContainEqual(expect.stringContaining('hunter2'));
+    expect(texts.slice(-2)).toEqual(['user: format the file', 'developer: Remember: tabs, not spaces']);
+    expect(hookRuns(client, 'hook/completed').map((r) => [r.eventName, r.status])).toEqual([['userPromptSubmit', 'blocked'], ['userPromptSubmit', 'completed']]);
+  });
+
+  it('runs hooks under the thread\'s sandbox policy', async () => {
+    const server = await harness();
+    const target = join(server.temp.cwd, 'written-by-hook');
+    await writeFile(join(server.temp.home, 'hooks.json'), JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: `touch ${target}` }] }] } }));
+    const client = await server.connect();
+    await trustAll(client, server.temp.cwd);
+    const readOnly = await startThread(client, { cwd: server.temp.cwd, sandbox: 'read-only' });
+    await runTurn(client, readOnly.id, 'run: echo read-only');
+    expect(existsSync(target)).toBe(false);
+    expect(hookRuns(client, 'hook/completed')[0]).toMatchObject({ status: 'failed' });
+    const writable = await startThread(client, { cwd: server.temp.cwd, sandbox: 'workspace-write' });
+    await runTurn(client, writable.id, 'run: echo workspace-write');
+    expect(existsSync(target)).toBe(true);
+  });
+});

@@ -1,5 +1,5 @@
 /**
- * Runs one command hook: the command under the user's shell, through the engine's child-process
+ * Runs one command hook: the command under the user's shell (`-c`), through the engine's child-process
  * owner (`ExecChild`), so it is confined by the thread's sandbox policy, hidden from the paths
  * sandboxed commands never see, and given the environment the shell tools get (the
  * `shell_environment_policy`, so no secret they would not see). The JSON payload goes on stdin;
@@ -8,7 +8,7 @@
  */
 import type { SandboxPolicy } from '@deputy/protocol';
 import { ExecChild } from '../exec/child.js';
-import { shellArgv } from '../exec/shell.js';
+import { defaultShell } from '../exec/shell.js';
 
 /** Most bytes of stdout, and of stderr, kept from one hook. */
 export const MAX_HOOK_OUTPUT_BYTES = 1024 * 1024;
@@ -51,6 +51,15 @@ class Capped {
   }
 }
 
+/**
+ * The argv of a hook: the user's shell with `-c`, not a login shell. Bash gets `--norc`: its
+ * stdin is a socket, which bash takes for a remote shell and would otherwise read `~/.bashrc`.
+ */
+export function hookArgv(command: string, env: Readonly<Record<string, string | undefined>>): string[] {
+  const shell = defaultShell(env);
+  return shell.endsWith('/bash') ? [shell, '--norc', '--noprofile', '-c', command] : [shell, '-c', command];
+}
+
 /** Runs a hook command to its end, its timeout or the abort; never throws. */
 export async function runHookCommand(options: HookCommandOptions): Promise<HookCommandResult> {
   const started = Date.now();
@@ -66,7 +75,7 @@ export async function runHookCommand(options: HookCommandOptions): Promise<HookC
   let child: ExecChild;
   try {
     child = await ExecChild.spawn({
-      argv: shellArgv(options.command, { login: false, env: options.env }),
+      argv: hookArgv(options.command, options.env),
       cwd: options.cwd,
       env: options.env,
       sandbox: options.sandbox,
