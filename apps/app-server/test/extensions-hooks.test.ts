@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { harnessPerTest } from './support/harness.js';
+import { harnessPerTest, isolateUserHome } from './support/harness.js';
 import { problemsAgainst0171 } from './support/reference-0171.js';
 import type { WireClient } from './support/wire-client.js';
 import { runTurn, startThread } from './support/turns.js';
@@ -63,6 +63,8 @@ afterEach(() => {
   if (savedSecret === undefined) delete process.env.DEPUTY_HOOK_TEST_SECRET_TOKEN;
   else process.env.DEPUTY_HOOK_TEST_SECRET_TOKEN = savedSecret;
 });
+// Commands run in a login shell: an empty HOME keeps the host's shell start-up files out of them.
+isolateUserHome();
 
 describe('PreToolUse hooks', () => {
   it('a trusted hook blocks one command (it never runs) and lets another run', async () => {
@@ -186,6 +188,35 @@ describe('other events', () => {
     expect(texts).not.toContainEqual(expect.stringContaining('hunter2'));
     expect(texts.slice(-2)).toEqual(['user: format the file', 'developer: Remember: tabs, not spaces']);
     expect(hookRuns(client, 'hook/completed').map((r) => [r.eventName, r.status])).toEqual([['userPromptSubmit', 'blocked'], ['userPromptSubmit', 'completed']]);
+  });
+
+  it('a PermissionRequest hook decides instead of the user: deny keeps the command from running, allow runs it unasked', async () => {
+    const server = await harness({ approvalPolicy: 'untrusted' });
+    await writeFile(
+      join(server.temp.home, 'hooks.json'),
+      JSON.stringify({
+        hooks: {
+          PermissionRequest: [
+            {
+              matcher: 'Bash',
+              hooks: [{ type: 'command', command: `if grep -q denied-file; then echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"not this one"}}}'; else echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}'; fi` }],
+            },
+          ],
+          PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"checked by the post hook"}}'` }] }],
+        },
+      }),
+    );
+    const client = await server.connect();
+    await trustAll(client, server.temp.cwd);
+    const { id } = await startThread(client, { cwd: server.temp.cwd });
+    await runTurn(client, id, 'run: touch denied-file');
+    await runTurn(client, id, 'run: touch allowed-file');
+    expect(existsSync(join(server.temp.cwd, 'denied-file'))).toBe(false);
+    expect(existsSync(join(server.temp.cwd, 'allowed-file'))).toBe(true);
+    expect(client.serverRequests).toEqual([]);
+    const input = (server.model.requests.filter((r) => r.wire === 'responses').at(-1)?.body.input ?? []) as Array<{ role?: string; content?: Array<{ text?: string }> }>;
+    expect(input.some((i) => i.role === 'developer' && i.content?.[0]?.text === 'checked by the post hook')).toBe(true);
+    expect(hookRuns(client, 'hook/completed').map((r) => r.eventName)).toEqual(['permissionRequest', 'postToolUse', 'permissionRequest', 'postToolUse']);
   });
 
   it('runs hooks under the thread\'s sandbox policy', async () => {

@@ -8,11 +8,13 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '@deputy/test-support';
-import { harnessPerTest, type Harness } from './support/harness.js';
+import { harnessPerTest, isolateUserHome, type Harness } from './support/harness.js';
 import { problemsAgainst0171 } from './support/reference-0171.js';
 import { runTurn, startThread } from './support/turns.js';
 
 const harness = harnessPerTest();
+// `~/.agents/skills` and the login shell's start-up files come from an empty HOME, not the host's.
+isolateUserHome();
 
 async function writeSkill(dir: string, text: string): Promise<string> {
   await mkdir(dir, { recursive: true });
