@@ -28,12 +28,16 @@ function withToggle(table: unknown, selector: { path?: string; name?: string }, 
   return [...kept.map((t) => ({ ...t })), { ...selector, enabled }];
 }
 
-/** The handlers of this area. */
-export function catalogHandlers(app: AppContext): Handlers {
-  const watcher = new SkillsWatcher({
+/** The watcher of listed skill folders: a change sends `skills/changed` to every connection. Close it with the server. */
+export function createSkillsWatcher(app: AppContext): SkillsWatcher {
+  return new SkillsWatcher({
     home: app.runtime.home,
     onChange: () => app.router.publish(SKILLS_DELIVERY_KEY, [notification('skills/changed', {})]),
   });
+}
+
+/** The handlers of this area; `skills/list` makes `watcher` watch the folders it listed. */
+export function catalogHandlers(app: AppContext, watcher: SkillsWatcher): Handlers {
   return {
     'skills/list': async (params) => {
       const cwds = cwdsOf(app, params.cwds);

@@ -109,10 +109,3 @@ export function parseSkillFile(text: string): SkillFrontMatter | { error: string
   return { error: `invalid SKILL.md frontmatter: ${message.startsWith('missing') ? message : `${field}: ${message}`}` };
 }
 
-/** The body of a SKILL.md after its front matter (the whole text when it has none). */
-export function skillBody(text: string): string {
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
-  if (lines[0]?.trim() !== '---') return text;
-  const end = lines.findIndex((line, i) => i > 0 && line.trim() === '---');
-  return end < 0 ? text : lines.slice(end + 1).join('\n');
-}
