@@ -82,6 +82,23 @@ describe('skills reach the model', () => {
     expect(texts.some((t) => t.text.startsWith('<skill>'))).toBe(false);
   });
 
+  it('caps the skill list the model sees and warns about the skills left out', async () => {
+    const server = await harness();
+    for (let i = 0; i < 20; i++) {
+      const name = `skill-${String(i).padStart(2, '0')}`;
+      await writeSkill(join(server.temp.home, 'skills', name), `---\nname: ${name}\ndescription: ${'x'.repeat(1000)}\n---\n`);
+    }
+    const client = await server.connect();
+    const { id } = await startThread(client, { cwd: server.temp.cwd });
+    await runTurn(client, id, 'hello');
+    const listed = lastRequestTexts(server).find((t) => t.text.startsWith('<skills_instructions>'))?.text ?? '';
+    const lines = listed.split('\n').filter((l) => l.startsWith('- skill-'));
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.length).toBeLessThan(20);
+    const warnings = client.notifications('warning').map((n) => n.params.message as string);
+    expect(warnings).toContainEqual(`${20 - lines.length} of 20 enabled skills were left out of the model's instructions: the skill list is capped at 16384 characters. Disable skills you do not need or name them with $name.`);
+  });
+
   it('sends skills/changed after a skill file changes', async () => {
     const server = await harness();
     const dir = join(server.temp.home, 'skills', 'notes');
