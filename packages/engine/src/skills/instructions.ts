@@ -12,6 +12,8 @@ import type { Skill, SkillScope } from './discovery.js';
 export const DEFAULT_SKILLS_INSTRUCTIONS_MAX_CHARS = 16 * 1024;
 /** Longest SKILL.md attached to a turn, in characters. */
 export const MAX_SKILL_BODY_CHARS = 64 * 1024;
+/** Most SKILL.md text one turn's input may attach in all, in characters. */
+export const MAX_SKILL_ATTACH_TOTAL_CHARS = 128 * 1024;
 
 const SCOPE_RANK: Record<SkillScope, number> = { repo: 0, user: 1, system: 2, admin: 3 };
 
@@ -121,13 +123,23 @@ export function skillMessage(name: string, path: string, contents: string): Resp
   return { type: 'message', role: 'user', content: [{ type: 'input_text', text: `<skill>\n<name>${name}</name>\n<path>${path}</path>\n${contents}\n</skill>` }] };
 }
 
-/** Reads each named skill's SKILL.md into its `<skill>` message; a file that cannot be read is a warning. */
+/**
+ * Reads each named skill's SKILL.md into its `<skill>` message (each cut at
+ * {@link MAX_SKILL_BODY_CHARS}); a file that cannot be read, or that would take the turn past
+ * {@link MAX_SKILL_ATTACH_TOTAL_CHARS}, is a warning instead.
+ */
 export async function skillInjections(skills: readonly Skill[]): Promise<{ items: ResponseItem[]; warnings: string[] }> {
   const items: ResponseItem[] = [];
   const warnings: string[] = [];
+  let total = 0;
   for (const skill of skills) {
     try {
       const contents = (await readFile(skill.path, 'utf8')).slice(0, MAX_SKILL_BODY_CHARS);
+      if (total + contents.length > MAX_SKILL_ATTACH_TOTAL_CHARS) {
+        warnings.push(`Skill ${skill.name} was not attached: the skills named in one turn are capped at ${MAX_SKILL_ATTACH_TOTAL_CHARS} characters`);
+        continue;
+      }
+      total += contents.length;
       items.push(skillMessage(skill.name, skill.path, contents));
     } catch (e) {
       warnings.push(`Failed to load skill ${skill.name} at ${skill.path}: ${(e as Error).message}`);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTempHome, type TempHome } from '@deputy/test-support';
 import { discoverSkills, isSkillEnabled, skillToggles, type Skill } from '../../src/skills/discovery.js';
-import { extractSkillMentions, mentionedSkills, renderSkillsInstructions } from '../../src/skills/instructions.js';
+import { extractSkillMentions, mentionedSkills, renderSkillsInstructions, skillInjections } from '../../src/skills/instructions.js';
 import { parseSkillFile } from '../../src/skills/skill-file.js';
 
 let temp: TempHome | undefined;
@@ -106,5 +106,22 @@ describe('what the model sees', () => {
       skills,
     );
     expect(named.map((s) => s.path)).toEqual(['/b/SKILL.md', '/s/deploy/SKILL.md']);
+  });
+});
+
+describe('attaching skills', () => {
+  it('reads each named SKILL.md into a <skill> message, cut per file and capped per turn, with warnings', async () => {
+    temp = await makeTempHome('deputy-skills-');
+    const big = 'b'.repeat(70 * 1024);
+    const paths = await Promise.all(['one', 'two', 'three'].map((n) => skillAt(join(temp?.home ?? '', n), big)));
+    const named = paths.map((path, i) => skill(['one', 'two', 'three'][i] as string, { path }));
+    const missing = skill('gone', { path: join(temp.home, 'gone', 'SKILL.md') });
+    const { items, warnings } = await skillInjections([...named, missing]);
+    expect(items).toHaveLength(2);
+    expect(items[0]).toEqual({ type: 'message', role: 'user', content: [{ type: 'input_text', text: `<skill>\n<name>one</name>\n<path>${paths[0]}</path>\n${'b'.repeat(64 * 1024)}\n</skill>` }] });
+    expect(warnings).toEqual([
+      'Skill three was not attached: the skills named in one turn are capped at 131072 characters',
+      expect.stringMatching(/^Failed to load skill gone at .*gone\/SKILL.md: ENOENT/),
+    ]);
   });
 });
