@@ -4,6 +4,7 @@
  * loading. Internals stay private.
  */
 export { fixedApprovals, type ApprovalOrigin, type ApprovalPort, type ElicitationOrigin } from './approvals/approval-port.js';
+export { canonicalJson } from './config/canonical-json.js';
 export { ConfigError } from './config/errors.js';
 export { ConfigWriteError, reloadUserConfig, writeUserConfig, type ConfigEdit, type ConfigMergeStrategy, type ConfigWriteRefusal, type OverriddenKey, type UserConfigWrite, type WriteUserConfigOptions } from './config/config-write.js';
 export { loadConfig, type ResolvedConfig } from './config/load-config.js';

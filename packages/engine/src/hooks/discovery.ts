@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { canonicalJson } from '../config/canonical-json.js';
 import type { ResolvedConfig } from '../config/load-config.js';
 import { findProjectTrust } from '../config/projects.js';
 import { isTable, parseConfigToml } from '../config/toml-layers.js';
@@ -77,16 +78,6 @@ export interface HookSet {
 /** `PreToolUse` → `pre_tool_use`: the label keys and hashes use. */
 export function hookEventLabel(event: HookEvent): string {
   return event.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase();
-}
-
-/** JSON with object keys sorted, so equal definitions hash equally. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => a.localeCompare(b));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 /** The hash of a command hook's normalised definition (event, matcher, command, timeout, async, status message). */
