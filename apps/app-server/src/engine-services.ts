@@ -12,7 +12,7 @@ import type { AppContext } from './app-context.js';
 import { ClientApprovals } from './client-approvals.js';
 import type { ConnectionState } from './connection-state.js';
 import { accountHandlers } from './handlers/account.js';
-import { catalogHandlers } from './handlers/catalog.js';
+import { catalogHandlers, createSkillsWatcher } from './handlers/catalog.js';
 import { commandHandlers } from './handlers/command.js';
 import { fsHandlers } from './handlers/fs.js';
 import { fuzzySearchHandlers } from './handlers/fuzzy-search.js';
@@ -50,7 +50,7 @@ export interface EngineServices {
   readonly app: AppContext;
   /** Handlers of every client request method the server serves, except `initialize`. */
   readonly handlers: Handlers;
-  /** Stops routing engine events, closes the thread manager (threads, store, index) and the runtime (the demo model). */
+  /** Stops watching skill folders and routing engine events, closes the thread manager (threads, store, index) and the runtime (the demo model). */
   close(): Promise<void>;
 }
 
@@ -75,6 +75,7 @@ export async function openEngineServices(options: EngineServicesOptions): Promis
     cwd: options.cwd,
     stateOf: options.stateOf,
   };
+  const skillsWatcher = createSkillsWatcher(app);
   const handlers: Handlers = {
     ...threadHandlers(app),
     ...threadStoreHandlers(app),
@@ -85,7 +86,7 @@ export async function openEngineServices(options: EngineServicesOptions): Promis
     ...accountHandlers(app),
     ...configHandlers(app),
     ...modelHandlers(app),
-    ...catalogHandlers(app),
+    ...catalogHandlers(app, skillsWatcher),
     ...fsHandlers(app),
     ...fuzzySearchHandlers(app),
     ...commandHandlers(app),
@@ -95,6 +96,7 @@ export async function openEngineServices(options: EngineServicesOptions): Promis
     app,
     handlers,
     async close() {
+      skillsWatcher.close();
       router.detach();
       await manager.close();
       await runtime.close();

@@ -78,7 +78,7 @@ describe('skills/list and hooks/list', () => {
     expect(entry?.errors.map((e) => e.path)).toEqual([join(server.temp.cwd, '.codex', 'skills', 'broken', 'SKILL.md')]);
   });
 
-  it('lists hooks from the config and hooks.json, saying they are not run', async () => {
+  it('lists hooks from the config and hooks.json with their trust, asking for review of untrusted ones', async () => {
     const server = await harness({
       extraToml: '\n[[hooks.PreToolUse]]\nmatcher = "^Bash$"\n[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = "./check.sh"\ntimeout = 30\nstatusMessage = "checking"\n',
     });
@@ -87,10 +87,12 @@ describe('skills/list and hooks/list', () => {
     const result = await client.call<{ data: Array<{ hooks: Array<Record<string, unknown>>; warnings: string[] }> }>('hooks/list', {});
     const [entry] = result.data;
     expect(entry?.hooks.map((x) => [x.eventName, x.command, x.matcher, x.timeoutSec, x.statusMessage])).toEqual([
-      ['preToolUse', './check.sh', '^Bash$', 30, 'checking'],
       ['stop', 'notify-send done', null, 600, null],
+      ['preToolUse', './check.sh', '^Bash$', 30, 'checking'],
     ]);
-    expect(entry?.warnings[0]).toMatch(/does not run them/);
+    expect(entry?.hooks.map((x) => x.trustStatus)).toEqual(['untrusted', 'untrusted']);
+    expect(entry?.hooks[0]?.key).toBe(`${join(server.temp.home, 'hooks.json')}:stop:0:0`);
+    expect(entry?.warnings).toContainEqual(expect.stringContaining('2 hooks need review'));
     expect(entry?.warnings).toContainEqual(expect.stringContaining('unknown hook event `Nope`'));
   });
 });

@@ -2,7 +2,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseAppServerArgs, UsageError } from '../src/cli-args.js';
 import { uuidProblem } from '../src/handlers/common.js';
-import { parseSkillFrontMatter } from '../src/discovery/skills.js';
 import { runAppServer } from '../src/run.js';
 
 describe('command line', () => {
@@ -42,21 +41,5 @@ describe('thread ids', () => {
     expect(uuidProblem('not-a-uuid')).toMatch(/found `n` at 1$/);
     expect(uuidProblem('0123')).toBe('invalid length: expected length 32 for simple format, found 4');
     expect(uuidProblem('01a22862-e6c3-7650-8624')).toBe('invalid group count: expected 5, found 4');
-  });
-});
-
-describe('SKILL.md front matter', () => {
-  it('reads name, description and the short description', () => {
-    expect(parseSkillFrontMatter('---\nname: deploy\ndescription: "Ship it: carefully"\nmetadata:\n  short-description: Ship\n---\nbody')).toEqual({
-      name: 'deploy',
-      description: 'Ship it: carefully',
-      shortDescription: 'Ship',
-    });
-  });
-
-  it('reports missing front matter and missing fields', () => {
-    expect(parseSkillFrontMatter('# just markdown')).toEqual({ error: 'missing YAML frontmatter delimited by ---' });
-    expect(parseSkillFrontMatter('---\nname: x\n---\n')).toEqual({ error: 'missing field `description` in SKILL.md frontmatter' });
-    expect(parseSkillFrontMatter('---\nname: x\n')).toEqual({ error: 'unterminated YAML frontmatter: no closing ---' });
   });
 });

@@ -199,6 +199,10 @@ function projectMsgs(event: EngineEvent, turnId: string, ctx: ProjectionContext)
     case 'mcp.toolCallProgress':
       // Codex has no codex/event for MCP call progress; the progress heartbeat notes it.
       return [];
+    case 'hook.started':
+    case 'hook.completed':
+      // Hook runs are shown by the app-server (hook/started, hook/completed); the MCP front door reports none.
+      return [];
   }
 }
 
@@ -261,6 +265,9 @@ function projectItem(phase: Phase, item: ThreadItem, threadId: string, turnId: s
     // The MCP server never starts a review, so these items do not reach it.
     case 'enteredReviewMode':
     case 'exitedReviewMode':
+      return [];
+    // A Stop hook's prompt reaches the model as a user message; the MCP host is not shown it.
+    case 'hookPrompt':
       return [];
     case 'mcpToolCall': {
       const invocation = { server: item.server, tool: item.tool, arguments: item.arguments ?? null };
@@ -377,6 +384,7 @@ function userMessageMsg(content: Extract<ThreadItem, { type: 'userMessage' }>['c
 function codexUserInput(part: Extract<ThreadItem, { type: 'userMessage' }>['content'][number]): Record<string, unknown> {
   if (part.type === 'text') return { type: 'text', text: part.text, text_elements: (part.text_elements ?? []).map((e) => ({ byte_range: e.byteRange, placeholder: e.placeholder ?? null })) };
   if (part.type === 'image') return { type: 'image', image_url: part.url };
+  if (part.type === 'skill') return { type: 'skill', name: part.name, path: part.path };
   return { type: 'local_image', path: part.path };
 }
 

@@ -4,6 +4,7 @@
  * loading. Internals stay private.
  */
 export { fixedApprovals, type ApprovalOrigin, type ApprovalPort, type ElicitationOrigin } from './approvals/approval-port.js';
+export { canonicalJson } from './config/canonical-json.js';
 export { ConfigError } from './config/errors.js';
 export { ConfigWriteError, reloadUserConfig, writeUserConfig, type ConfigEdit, type ConfigMergeStrategy, type ConfigWriteRefusal, type OverriddenKey, type UserConfigWrite, type WriteUserConfigOptions } from './config/config-write.js';
 export { loadConfig, type ResolvedConfig } from './config/load-config.js';
@@ -27,10 +28,14 @@ export { ExecSpawnError, SandboxUnavailableError } from './exec/errors.js';
 export { checkSandboxAvailable } from './exec/sandbox-probe.js';
 export { codexPermissionProfile, codexSandboxPolicy, PROTECTED_DIR_NAMES, sandboxGrants, type SandboxGrants, type WritableGrant } from './exec/sandbox-grants.js';
 export { displayCommand, scriptOf, shellQuote } from './exec/shell.js';
+export { discoverHooks, HOOK_EVENTS, hookEventLabel, type HookEntry, type HookEvent, type HookSet, type HookTrustStatus } from './hooks/discovery.js';
 export { describeModel, listProviderModels } from './model/catalog.js';
 export { BUILT_IN_LOCAL_PROVIDERS, type LocalModelServer, type LocalProvider, type LocalProviders } from './model/local-providers.js';
 export type { ModelClient, ModelRequest, ModelStreamEvent, ResponseItem, ToolSpec } from './model/types.js';
 export { DEFAULT_LOGIN_TIMEOUT_MS, McpOAuth, type McpAuthStatusValue, type McpOAuthLogin, type McpOAuthLoginOutcome } from './mcp/oauth/index.js';
+export { discoverSkills, isSkillEnabled, skillToggles, type Skill, type SkillLoadError, type SkillScope, type SkillSet } from './skills/discovery.js';
+export { renderSkillsInstructions } from './skills/instructions.js';
+export { SkillsWatcher } from './skills/watcher.js';
 export { DEPUTY_VERSION, EngineRuntime, type EngineRuntimeOptions } from './thread/runtime.js';
 export { diffHunks, diffSideText, type DiffSide } from './tools/apply-patch/diff-sides.js';
 export { cleanBackgroundTerminals } from './tools/shell/services.js';

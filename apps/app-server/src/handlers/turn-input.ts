@@ -1,30 +1,16 @@
 /**
  * Wire turn input → engine input, and wire turn overrides → engine overrides. Text and images pass
- * through; a `skill` input becomes a text part carrying the skill's SKILL.md (what the model needs
- * to follow it) and a `mention` a text reference. Empty input is refused here, before the engine
+ * through; a `skill` input goes to the engine, which attaches the SKILL.md of an enabled skill at
+ * that path (docs/extensions.md "Skills"), and a `mention` becomes a text reference. Empty input is refused here, before the engine
  * sees it (the reference accepted `[]` and poisoned the next turn; docs/app-server.md
  * "What differs from codex app-server").
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AppServer, UserInput as EngineInput } from '@deputy/protocol';
 import type { TurnOverrides } from '@deputy/engine';
 import { RpcError } from '@deputy/rpc/core';
 import { engineApprovalPolicy, engineSandbox } from '../project/threads.js';
 import { defined } from './common.js';
-
-/** Longest SKILL.md text inlined into a turn. */
-const MAX_SKILL_BYTES = 64 * 1024;
-
-async function skillText(name: string, file: string): Promise<string> {
-  let body: string;
-  try {
-    body = (await readFile(file, 'utf8')).slice(0, MAX_SKILL_BYTES);
-  } catch (e) {
-    throw RpcError.invalidRequest(`cannot read skill \`${name}\` at ${file}: ${(e as Error).message}`);
-  }
-  return `<skill>\n<name>${name}</name>\n<path>${file}</path>\n${body.trim()}\n</skill>`;
-}
 
 /** Converts input for a turn in `cwd`; -32600 `input must not be empty` for `[]`. */
 export async function engineInput(input: readonly AppServer.UserInput[], cwd: string): Promise<EngineInput[]> {
@@ -39,7 +25,7 @@ export async function engineInput(input: readonly AppServer.UserInput[], cwd: st
         case 'localImage':
           return { type: 'localImage', path: path.resolve(cwd, part.path) };
         case 'skill':
-          return { type: 'text', text: await skillText(part.name, path.resolve(cwd, part.path)), text_elements: [] };
+          return { type: 'skill', name: part.name, path: path.resolve(cwd, part.path) };
         case 'mention':
           return { type: 'text', text: `[${part.name}](${part.path})`, text_elements: [] };
       }

@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ResolvedConfig } from '@deputy/engine';
+import { canonicalJson } from '@deputy/engine/facts';
 import type { AppServer } from '@deputy/protocol';
 
 type Table = Record<string, unknown>;
@@ -38,16 +39,6 @@ const KNOWN_KEYS = [
 
 function isTable(value: unknown): value is Table {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** JSON text with object keys sorted at every level, no whitespace. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (isTable(value)) {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
 }
 
 /** The version of a layer's value. */

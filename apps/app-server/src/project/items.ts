@@ -112,6 +112,8 @@ export function projectItem(item: EngineItem, id: string = item.id): AppServer.T
     case 'enteredReviewMode':
     case 'exitedReviewMode':
       return { type: item.type, id, review: item.review };
+    case 'hookPrompt':
+      return { type: 'hookPrompt', id, fragments: item.fragments };
   }
 }
 

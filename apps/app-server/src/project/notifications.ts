@@ -10,6 +10,7 @@
 import type { AppServer, EngineEvent } from '@deputy/protocol';
 import { closeOpenItem, pendingCommandItem, projectItem } from './items.js';
 import { notification, type Outbound } from './outbound.js';
+import { projectHookRun } from './hooks.js';
 import { projectTurnError, projectTurnInfo } from './threads.js';
 
 export { notification, type Outbound, type WireNotification } from './outbound.js';
@@ -197,6 +198,8 @@ const HANDLERS: { [T in EngineEvent['type']]: Handler<T> } = {
   'mcp.toolCallProgress': (view, event, turnId) => [
     notification('item/mcpToolCall/progress', { threadId: view.threadId, turnId, itemId: event.itemId, message: progressMessage(event) }),
   ],
+  'hook.started': (view, event, turnId) => [notification('hook/started', { threadId: view.threadId, turnId, run: projectHookRun(event.run) })],
+  'hook.completed': (view, event, turnId) => [notification('hook/completed', { threadId: view.threadId, turnId, run: projectHookRun(event.run) })],
   'turn.completed': (view, event, turnId, nowMs) => {
     // Every item that was shown as started gets its item/completed before turn/completed.
     const out: Outbound[] = [...view.open.values()].map((open) =>

@@ -6,7 +6,9 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, expect } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { loadConfig } from '@deputy/engine';
 import { createMemoryTransportPair } from '@deputy/rpc';
 import { makeTempHome, startScriptedModelServer, type ScriptedModelServer, type TempHome } from '@deputy/test-support';
@@ -83,4 +85,23 @@ export function harnessPerTest(): (options?: HarnessOptions) => Promise<Harness>
     await done?.close();
   });
   return async (options = {}) => (current = await startHarness(options));
+}
+
+/**
+ * For a test file whose server must not see the host user's home: `HOME` points at an empty
+ * directory while the file's tests run (`~/.agents/skills`, the login shell's start-up files),
+ * and is restored and removed after.
+ */
+export function isolateUserHome(): void {
+  const saved = process.env.HOME;
+  let dir: string | undefined;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'deputy-user-home-'));
+    process.env.HOME = dir;
+  });
+  afterAll(() => {
+    if (saved === undefined) delete process.env.HOME;
+    else process.env.HOME = saved;
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
 }

@@ -5,6 +5,7 @@
  * message and the current turn's user input. The rollout records a `compacted` line followed by
  * the new history, so a resumed thread continues from the summary. The summary request is a
  * model step without tools whose usage is not counted; only the thread changes the history.
+ * `PreCompact` and `PostCompact` hooks run around it (trigger `manual` or `auto`).
  */
 import { v4 as uuidv4 } from 'uuid';
 import type { ThreadItem } from '@deputy/protocol';
@@ -13,6 +14,7 @@ import { DEFAULT_COMPACT_PROMPT } from './base-instructions.js';
 import { buildRequest, messageText, streamStep } from './model-step.js';
 import { contextKeyOf } from './settings.js';
 import { contextItems, userMessageItem } from './turn-input.js';
+import { loadTurnExtensions, runTurnHooks } from './turn-extensions.js';
 import type { TurnScope } from './turn-scope.js';
 
 /** Fraction of the context window at which a thread is compacted when no limit is configured. */
@@ -32,6 +34,9 @@ export function shouldCompact(scope: TurnScope): boolean {
 
 /** Summarises the history with the model and replaces it, as a `contextCompaction` item. */
 export async function compactHistory(scope: TurnScope): Promise<void> {
+  await loadTurnExtensions(scope);
+  const trigger = scope.turn.kind === 'compact' ? 'manual' : 'auto';
+  await runTurnHooks(scope, { event: 'PreCompact', matcherInputs: [trigger], fields: { trigger, custom_instructions: null } });
   const item: ThreadItem = { type: 'contextCompaction', id: uuidv4() };
   scope.emit({ type: 'item.started', item, atMs: Date.now() });
   const prompt = scope.turn.settings.compactPrompt ?? DEFAULT_COMPACT_PROMPT;
@@ -52,4 +57,5 @@ export async function compactHistory(scope: TurnScope): Promise<void> {
   ];
   scope.replaceHistory(summary, replacement, contextKeyOf(scope.turn.settings));
   scope.emit({ type: 'item.completed', item, atMs: Date.now() });
+  await runTurnHooks(scope, { event: 'PostCompact', matcherInputs: [trigger], fields: { trigger } });
 }

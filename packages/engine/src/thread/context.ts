@@ -114,9 +114,13 @@ export function initialContextItems(opts: {
   approvalPolicy: ApprovalPolicy;
   developerInstructions: string | null;
   projectDocMaxBytes: number;
+  /** The `<skills_instructions>` block, sent in the permissions message as the reference does. */
+  skillsInstructions?: string | null;
   now?: Date;
 }): ResponseItem[] {
-  const items: ResponseItem[] = [permissionsMessage(opts.sandbox, opts.approvalPolicy, opts.cwd)];
+  const permissions = permissionsMessage(opts.sandbox, opts.approvalPolicy, opts.cwd);
+  if (opts.skillsInstructions && permissions.type === 'message') permissions.content.push({ type: 'input_text', text: opts.skillsInstructions });
+  const items: ResponseItem[] = [permissions];
   if (opts.developerInstructions) {
     items.push({ type: 'message', role: 'developer', content: [{ type: 'input_text', text: opts.developerInstructions }] });
   }

@@ -33,13 +33,16 @@ import type { ShellServices } from '../tools/shell/services.js';
 import { writeStdinTool } from '../tools/shell/write-stdin.js';
 import { updatePlanTool } from '../tools/update-plan/update-plan.js';
 import { viewImageTool } from '../tools/view-image/view-image.js';
+import { discoverHooks } from '../hooks/discovery.js';
 import { McpManager } from '../mcp/manager.js';
 import { McpOAuth } from '../mcp/oauth/index.js';
+import { discoverSkills } from '../skills/discovery.js';
+import { DEFAULT_SKILLS_INSTRUCTIONS_MAX_CHARS } from '../skills/instructions.js';
 import { McpToolSource } from '../mcp/mcp-tools.js';
 import { persistToolApproval } from '../mcp/persist-approval.js';
 import { DEFAULT_PROJECT_DOC_MAX_BYTES } from './context.js';
 import { sandboxPolicyFromMode, type ThreadSettings } from './settings.js';
-import type { ModelInfo, StartThreadOptions, ThreadDeps } from './thread-types.js';
+import type { ModelInfo, StartThreadOptions, ThreadDeps, ThreadExtensions } from './thread-types.js';
 
 /** The version Deputy reports (rollouts, user agent, `deputy --version`). */
 export const DEPUTY_VERSION = '0.1.0';
@@ -220,6 +223,20 @@ export class EngineRuntime {
       describeModel: (model) => describeWith(config, model),
       projectDocMaxBytes: config.projectDocMaxBytes ?? DEFAULT_PROJECT_DOC_MAX_BYTES,
       autoCompactTokenLimit: config.autoCompactTokenLimit,
+    };
+  }
+
+  /**
+   * A thread's skills and hooks: read from the current config at each turn, so a skill toggle or
+   * a hook trust written meanwhile applies to the next turn of every thread.
+   */
+  threadExtensions(transcriptPath: string | null): ThreadExtensions {
+    return {
+      skills: (cwd) => discoverSkills({ home: this.home, cwd, skillsTable: this.#config.sources.fileTable.skills }),
+      hooks: (cwd) => discoverHooks(this.#config, cwd),
+      skillsMaxChars: DEFAULT_SKILLS_INSTRUCTIONS_MAX_CHARS,
+      hiddenPaths: this.#hiddenPaths,
+      transcriptPath,
     };
   }
 

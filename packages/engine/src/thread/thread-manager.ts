@@ -336,6 +336,7 @@ export class ThreadManager {
       childEnv: () => services.services.childEnv(),
       execSessions: services.services.sessions,
       mcp: services.mcp,
+      extensions: this.runtime.threadExtensions(writer.path),
       onActivity: (t) => this.index.touch(t.id, t.updatedAtMs, t.preview || undefined),
       onClose: async () => {
         writer.close();

@@ -6,9 +6,11 @@
 import type { ApprovalRequest, ThreadItem, TurnInfo } from '@deputy/protocol';
 import type { ApprovalPort } from '../approvals/approval-port.js';
 import type { ExecSessionManager } from '../exec/exec-session.js';
+import type { HookSet } from '../hooks/discovery.js';
 import type { ModelClient } from '../model/types.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { McpManager } from '../mcp/manager.js';
+import type { SkillSet } from '../skills/discovery.js';
 import type { RolloutSink } from './rollout-sink.js';
 import type { TurnOverrides } from './settings.js';
 
@@ -49,6 +51,25 @@ export interface ThreadDeps {
   mcp?: McpManager;
   /** The exec sessions of the thread's shell tools (its background terminals); absent without them. */
   execSessions?: ExecSessionManager;
+  /** Skills and hooks; absent in tests that build a thread by hand (then a thread has neither). */
+  extensions?: ThreadExtensions;
+}
+
+/**
+ * Where a thread's turns read skills and hooks from. Both are read again for each turn, from the
+ * current config, so a trust decision or a skill toggle written meanwhile applies to the next turn.
+ */
+export interface ThreadExtensions {
+  /** The skills visible from `cwd`. */
+  skills(cwd: string): Promise<SkillSet>;
+  /** The hooks configured for `cwd`, with their trust. */
+  hooks(cwd: string): Promise<HookSet>;
+  /** Cap on the characters of the skill list the model sees. */
+  readonly skillsMaxChars: number;
+  /** Paths hooks, like sandboxed commands, never see. */
+  readonly hiddenPaths: readonly string[];
+  /** The thread's rollout file (hooks get it as `transcript_path`). */
+  readonly transcriptPath: string | null;
 }
 
 /** Static facts about a thread. */

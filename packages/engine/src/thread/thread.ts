@@ -46,6 +46,8 @@ export class Thread {
   #seq = 0;
   #active: ThreadTurnScope | null = null;
   #closed = false;
+  /** Whether a regular turn ran since the thread was loaded (`SessionStart` hooks run before the first). */
+  #hasSessionStarted = false;
   /** The changes a turn may make (history, approvals), handed to each turn's scope and nothing else. */
   readonly #writes: ThreadWrites = {
     record: (item, turnId) => this.#record(item, turnId),
@@ -244,7 +246,9 @@ export class Thread {
       userShells: new Set(),
       pendingHistory: [],
       ...(review ? { review } : {}),
+      ...(kind === 'regular' && !this.#hasSessionStarted ? { sessionStart: this.history.length > 0 ? ('resume' as const) : ('startup' as const) } : {}),
     };
+    if (kind === 'regular') this.#hasSessionStarted = true;
     const scope = new ThreadTurnScope(this, turn, this.#writes);
     this.#active = scope;
     const done = runTurn(scope, input).finally(() => {

@@ -11,6 +11,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { FunctionOutputContent, ResponseItem } from '../model/types.js';
 import type { ToolContext, ToolOutput } from '../tools/types.js';
 import { raceAbort } from './race-abort.js';
+import { requestApprovalWithHooks } from './turn-extensions.js';
 import type { ToolCall, TurnScope } from './turn-scope.js';
 
 /**
@@ -34,7 +35,7 @@ export function toolContext(scope: TurnScope, call: ToolCall, openItems: Map<str
       if (event.type === 'item.completed') openItems.delete(event.item.id);
       scope.emit(event);
     },
-    requestApproval: (request) => scope.requestApproval(request),
+    requestApproval: (request) => requestApprovalWithHooks(scope, request),
     requestMcpApproval: (request, timeoutMs) => askMcpApproval(scope, request, timeoutMs),
     model: turn.settings.model,
     modelSupportsImages: scope.deps.describeModel(turn.settings.model).supportsImageInput ?? true,
@@ -79,6 +80,8 @@ function callName(call: ToolCall): string {
 
 /** What `runToolCalls` hands back, in the model's call order. */
 export interface CallOutcomes {
+  /** Runs one call (default: {@link runTool}); the turn wraps it with its hooks. */
+  run?(call: ToolCall): Promise<ToolOutput>;
   /** A call's output. */
   output(call: ToolCall, output: ToolOutput): void;
   /** A call that got no output because the calls ended early (an abort, a fatal error). */
@@ -115,7 +118,7 @@ export async function runToolCalls(
     if (!parallel) aloneDone = handedBack[i]!;
     const run = after.then(() => {
       if (stopped || signal.aborted) throw new Error('tool calls ended');
-      return runTool(scope, call, openItems, isEnded);
+      return outcomes.run ? outcomes.run(call) : runTool(scope, call, openItems, isEnded);
     });
     run.then(
       (output) => void done.set(call, output),

@@ -21,6 +21,7 @@ export function contextItems(scope: TurnScope): ResponseItem[] {
     approvalPolicy: s.approvalPolicy,
     developerInstructions: s.developerInstructions,
     projectDocMaxBytes: scope.deps.projectDocMaxBytes,
+    skillsInstructions: scope.turn.extensions?.skillsInstructions ?? null,
   });
 }
 
@@ -40,11 +41,13 @@ export function addUserInput(scope: TurnScope, input: UserInput[]): void {
   scope.record(userMessageItem(input));
 }
 
-/** The model message for user input. Local images are attached as data URLs when readable. */
+/** The model message for user input. Local images are attached as data URLs when readable; skill parts add nothing here. */
 export function userMessageItem(input: UserInput[]): ResponseItem {
   const content = input.flatMap((part): Extract<ResponseItem, { type: 'message' }>['content'] => {
     if (part.type === 'text') return [{ type: 'input_text', text: part.text }];
     if (part.type === 'image') return [{ type: 'input_image', image_url: part.url }];
+    // A named skill reaches the model as its own `<skill>` message (turn-extensions.ts).
+    if (part.type === 'skill') return [];
     const url = localImageDataUrl(part.path);
     return url ? [{ type: 'input_image', image_url: url }] : [{ type: 'input_text', text: `<image path="${part.path}" unreadable>` }];
   });

@@ -9,12 +9,14 @@
 import { v4 as uuidv4 } from 'uuid';
 import type { ThreadItem, TurnError, TurnInfo, UserInput } from '@deputy/protocol';
 import type { ResponseItem } from '../model/types.js';
+import type { HookOutcome } from '../hooks/hook-runner.js';
 import { FatalToolError, type ToolOutput } from '../tools/types.js';
 import { compactHistory, shouldCompact } from './compaction.js';
 import { buildRequest, messageText, showReasoning, streamStep, toTurnError } from './model-step.js';
 import { runReview } from './review.js';
-import { closeOpenItems, runToolCalls, toolOutputItem } from './tool-step.js';
+import { closeOpenItems, runTool, runToolCalls, toolOutputItem } from './tool-step.js';
 import { addUserInput, injectContext } from './turn-input.js';
+import { attachMentionedSkills, hookToolOf, loadTurnExtensions, promptText, recordHookContexts, recordHookPrompt, runTurnHooks } from './turn-extensions.js';
 import type { ActiveTurn, ToolCall, TurnScope } from './turn-scope.js';
 import { recordPendingHistory, runUserShell, settleUserShells } from './user-shell.js';
 
@@ -27,7 +29,12 @@ interface TurnState {
   openItems: Map<string, ThreadItem>;
   /** Set when the turn ends: a tool still winding down after an abort must not publish into it. */
   ended: boolean;
+  /** How many times a blocking `Stop` hook made the turn go on. */
+  stopContinuations: number;
 }
+
+/** Most times `Stop` hooks may make one turn go on. */
+const MAX_STOP_CONTINUATIONS = 8;
 
 /**
  * Runs one turn to its end and returns its final info (never throws). A `compact` turn only
@@ -38,7 +45,7 @@ export async function runTurn(scope: TurnScope, input: UserInput[]): Promise<Tur
   const turn = scope.turn;
   const model = turn.settings.model;
   scope.emit({ type: 'turn.started', turn: info(turn, 'inProgress', null, null), model, modelContextWindow: scope.deps.describeModel(model).contextWindow });
-  const state: TurnState = { lastAgentMessage: null, openCalls: new Map(), openItems: new Map(), ended: false };
+  const state: TurnState = { lastAgentMessage: null, openCalls: new Map(), openItems: new Map(), ended: false, stopContinuations: 0 };
   let final: TurnInfo;
   try {
     final = info(turn, 'completed', null, await runBody(scope, input, state));
@@ -93,8 +100,17 @@ async function finish(scope: TurnScope, state: TurnState, final: TurnInfo): Prom
 /** An ordinary turn's loop; resolves with its last agent message. */
 async function runRegular(scope: TurnScope, input: UserInput[], state: TurnState): Promise<string | null> {
   const turn = scope.turn;
+  await loadTurnExtensions(scope);
   injectContext(scope);
+  if (turn.sessionStart) {
+    recordHookContexts(scope, await runTurnHooks(scope, { event: 'SessionStart', matcherInputs: [turn.sessionStart], fields: { source: turn.sessionStart } }));
+  }
+  const submitted = await runTurnHooks(scope, { event: 'UserPromptSubmit', matcherInputs: [], fields: { prompt: promptText(input) } });
+  // A blocked (or stopped) prompt goes no further: the model never sees it.
+  if (submitted?.block || submitted?.stop) return null;
   addUserInput(scope, input);
+  await attachMentionedSkills(scope, input);
+  recordHookContexts(scope, submitted);
   if (scope.usage) scope.emit({ type: 'tokenUsage.updated', usage: scope.usage });
   let compactedForOverflow = false;
   for (;;) {
@@ -115,12 +131,29 @@ async function runRegular(scope: TurnScope, input: UserInput[], state: TurnState
       // User shell commands that joined the turn end before it; steer input sent meanwhile
       // still gets an answer in this turn.
       await settleUserShells(turn);
-      if (turn.steerQueue.length === 0) break;
+      if (turn.steerQueue.length === 0) {
+        if (await continuesAfterStopHooks(scope, state)) continue;
+        break;
+      }
     }
+    // Calls may overlap (parallel MCP servers); their outputs and hook feedback are recorded in
+    // the model's call order.
+    const hooked = new Map<ToolCall, HookedCall>();
+    let isStopped = false;
     await runToolCalls(scope, calls, state.openItems, () => state.ended, {
-      output: (call, result) => recordToolOutput(scope, call, result, state),
+      run: async (call) => {
+        const run = await runHookedCall(scope, call, state);
+        hooked.set(call, run);
+        return run.result;
+      },
+      output: (call, result) => {
+        recordToolOutput(scope, call, result, state);
+        const run = hooked.get(call);
+        if (run) isStopped = recordToolHooks(scope, run) || isStopped;
+      },
       abandoned: (call) => closeOpenCall(scope, call.call_id, state.openCalls),
     });
+    if (isStopped) break;
   }
   return state.lastAgentMessage;
 }
@@ -170,6 +203,51 @@ function completeOutputItem(scope: TurnScope, item: ResponseItem, started: Reado
     state.openCalls.set(item.call_id, Date.now());
     calls.push(item);
   }
+}
+
+/**
+ * Asks the `Stop` hooks whether the turn may end; a block makes it go on with the hook's reason
+ * as a prompt (a `hookPrompt` item), at most {@link MAX_STOP_CONTINUATIONS} times.
+ */
+async function continuesAfterStopHooks(scope: TurnScope, state: TurnState): Promise<boolean> {
+  if (state.stopContinuations >= MAX_STOP_CONTINUATIONS) return false;
+  const fields = { stop_hook_active: state.stopContinuations > 0, last_assistant_message: state.lastAgentMessage };
+  const outcome = await runTurnHooks(scope, { event: 'Stop', matcherInputs: [], fields });
+  if (!outcome?.block || outcome.stop) return false;
+  state.stopContinuations++;
+  recordHookPrompt(scope, outcome.block.runId, outcome.block.reason);
+  return true;
+}
+
+/** A tool call's result with the outcomes of the hooks around it. */
+interface HookedCall {
+  result: ToolOutput;
+  pre: HookOutcome | null;
+  post: HookOutcome | null;
+}
+
+/**
+ * Runs one tool call with its `PreToolUse` hooks before (a block answers the model instead of
+ * running the tool) and its `PostToolUse` hooks after; nothing is recorded here, so calls that
+ * overlap still reach the history in order ({@link recordToolHooks}).
+ */
+async function runHookedCall(scope: TurnScope, call: ToolCall, state: TurnState): Promise<HookedCall> {
+  const name = call.type === 'function_call' && call.namespace ? call.namespace + call.name : call.name;
+  const tool = hookToolOf(name, call.type === 'function_call' ? call.arguments : call.input);
+  const fields = tool ? { tool_name: tool.name, tool_input: tool.input, tool_use_id: call.call_id } : {};
+  const pre = tool ? await runTurnHooks(scope, { event: 'PreToolUse', matcherInputs: tool.matcherInputs, fields }) : null;
+  if (pre?.block) return { result: { output: `Command blocked by PreToolUse hook: ${pre.block.reason}`, success: false }, pre, post: null };
+  const result = await runTool(scope, call, state.openItems, () => state.ended);
+  const post = tool ? await runTurnHooks(scope, { event: 'PostToolUse', matcherInputs: tool.matcherInputs, fields: { ...fields, tool_response: result.output } }) : null;
+  return { result, pre, post };
+}
+
+/** Records a call's hook feedback after its output; true when a `PostToolUse` hook stopped the turn. */
+function recordToolHooks(scope: TurnScope, run: HookedCall): boolean {
+  recordHookContexts(scope, run.pre);
+  if (run.post?.block) scope.record({ type: 'message', role: 'developer', content: [{ type: 'input_text', text: `PostToolUse hook feedback: ${run.post.block.reason}` }] });
+  recordHookContexts(scope, run.post);
+  return run.post?.stop != null;
 }
 
 /** Records a tool call's output (and the images it attached) for the model. */

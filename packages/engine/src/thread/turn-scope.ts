@@ -6,7 +6,9 @@
  * on it and never on `thread.ts`.
  */
 import type { ApprovalRequest, EngineEventBody, ReviewDecision, ThreadTokenUsage, UserInput } from '@deputy/protocol';
+import type { HookEntry } from '../hooks/discovery.js';
 import type { ResponseItem } from '../model/types.js';
+import type { SkillSet } from '../skills/discovery.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { ThreadSettings } from './settings.js';
 import type { ThreadDeps } from './thread-types.js';
@@ -43,13 +45,25 @@ export interface ActiveTurn {
   userShells: Set<Promise<void>>;
   /** Model items waiting for the turn's next model request (user shell records). */
   pendingHistory: ResponseItem[];
+  /** Set on the thread's first turn since it was loaded: `SessionStart` hooks run with this source. */
+  sessionStart?: 'startup' | 'resume';
+  /** The skills and hooks this turn runs with, read when it starts (see `loadTurnExtensions`). */
+  extensions?: TurnExtensionState;
+}
+
+/** The skills and runnable hooks a turn read at its start. */
+export interface TurnExtensionState {
+  skills: SkillSet | null;
+  hooks: HookEntry[];
+  /** The `<skills_instructions>` text for the context messages, or null. */
+  skillsInstructions: string | null;
 }
 
 /** A tool call the model made. */
 export type ToolCall = Extract<ResponseItem, { type: 'function_call' | 'custom_tool_call' }>;
 
 /** The collaborators a turn uses: the thread's model, catalogue facts, tools and child environment. */
-export type TurnDeps = Pick<ThreadDeps, 'modelClient' | 'wire' | 'describeModel' | 'projectDocMaxBytes' | 'autoCompactTokenLimit' | 'childEnv'> & {
+export type TurnDeps = Pick<ThreadDeps, 'modelClient' | 'wire' | 'describeModel' | 'projectDocMaxBytes' | 'autoCompactTokenLimit' | 'childEnv' | 'extensions'> & {
   tools: Pick<ToolRegistry, 'specs' | 'dispatch'> & Partial<Pick<ToolRegistry, 'prepare' | 'supportsParallel'>>;
   /** The thread's approval port (MCP tool calls ask it directly); absent in fakes. */
   approvals?: ThreadDeps['approvals'];

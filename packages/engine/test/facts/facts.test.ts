@@ -38,6 +38,7 @@ function valueImports(module: string, seen = new Set<string>()): Set<string> {
 describe('the facts entry', () => {
   it('loads only the fact modules, not the rest of the engine', () => {
     expect([...valueImports('facts.ts')].sort()).toEqual([
+      'config/canonical-json.ts',
       'config/workspace.ts',
       'events/timestamps.ts',
       'exec/sandbox-grants.ts',

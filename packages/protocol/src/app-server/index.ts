@@ -123,6 +123,11 @@ export type {
   ExperimentalFeatureListResult,
 } from './catalog.js';
 export {
+  HookOutputEntrySchema, HookRunSummarySchema, HookRunNotificationSchema, SkillsConfigWriteParamsSchema,
+  SkillsConfigWriteResultSchema,
+} from './hooks.js';
+export type { HookRunSummary, HookRunNotification, SkillsConfigWriteParams, SkillsConfigWriteResult } from './hooks.js';
+export {
   TerminalSizeSchema, CommandExecParamsSchema, CommandExecResultSchema, CommandExecWriteParamsSchema,
   CommandExecResizeParamsSchema, CommandExecTerminateParamsSchema, CommandExecOutputDeltaSchema,
 } from './command.js';

@@ -35,6 +35,7 @@ import {
   CommandExecTerminateParamsSchema,
   CommandExecWriteParamsSchema,
 } from './command.js';
+import { HookRunNotificationSchema, SkillsConfigWriteParamsSchema, SkillsConfigWriteResultSchema } from './hooks.js';
 import {
   ConfigBatchWriteParamsSchema,
   ConfigReadParamsSchema,
@@ -280,6 +281,7 @@ export const clientRequests = {
   'fs/copy': request(FsCopyParamsSchema, EmptyResultSchema),
   'fs/watch': request(FsWatchParamsSchema, FsWatchResultSchema),
   'fs/unwatch': request(FsUnwatchParamsSchema, EmptyResultSchema),
+  'skills/config/write': request(SkillsConfigWriteParamsSchema, SkillsConfigWriteResultSchema),
   'turn/start': request(TurnStartParamsSchema, TurnStartResultSchema, {
     fields: {
       permissions: 'turn/start.permissions',
@@ -338,7 +340,9 @@ export const serverNotifications = {
   'thread/name/updated': notification(ThreadNameUpdatedNotificationSchema, 'all'),
   'thread/tokenUsage/updated': notification(ThreadTokenUsageUpdatedNotificationSchema, 'subscribers'),
   'turn/started': notification(TurnNotificationSchema, 'subscribers'),
+  'hook/started': notification(HookRunNotificationSchema, 'subscribers'),
   'turn/completed': notification(TurnNotificationSchema, 'subscribers'),
+  'hook/completed': notification(HookRunNotificationSchema, 'subscribers'),
   'turn/diff/updated': notification(TurnDiffUpdatedNotificationSchema, 'subscribers'),
   'turn/plan/updated': notification(TurnPlanUpdatedNotificationSchema, 'subscribers'),
   'item/started': notification(ItemStartedNotificationSchema, 'subscribers'),

@@ -67,7 +67,6 @@ export const NOT_YET = {
     'plugin/list',
     'plugin/read',
     'plugin/skill/read',
-    'skills/config/write',
     'plugin/install',
     'plugin/uninstall',
     'experimentalFeature/enablement/set',
@@ -81,8 +80,6 @@ export const NOT_YET = {
   serverNotifications: [
     'thread/goal/updated',
     'thread/goal/cleared',
-    'hook/started',
-    'hook/completed',
     'item/autoApprovalReview/started',
     'item/autoApprovalReview/completed',
     'process/outputDelta',

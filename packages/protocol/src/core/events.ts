@@ -137,6 +137,26 @@ export const McpServerStartupStatusSchema = z.enum(['starting', 'ready', 'failed
 export const ApprovalRequestSchema = z.discriminatedUnion('kind', [ExecApprovalRequestSchema, PatchApprovalRequestSchema]);
 export type ApprovalRequest = z.infer<typeof ApprovalRequestSchema>;
 
+/** The run of one hook: what ran, for which event, and how it ended (the app-server's `HookRunSummary`). */
+export const HookRunSchema = z.object({
+  id: z.string(),
+  eventName: z.enum(['preToolUse', 'permissionRequest', 'postToolUse', 'preCompact', 'postCompact', 'sessionStart', 'userPromptSubmit', 'stop']),
+  handlerType: z.enum(['command', 'prompt', 'agent']),
+  executionMode: z.enum(['sync', 'async']),
+  /** `thread` for SessionStart, `turn` for the rest. */
+  scope: z.enum(['thread', 'turn']),
+  source: z.enum(['user', 'project', 'sessionFlags']),
+  sourcePath: z.string(),
+  displayOrder: z.number().int(),
+  status: z.enum(['running', 'completed', 'failed', 'blocked', 'stopped']),
+  statusMessage: z.string().nullable(),
+  startedAtMs: z.number().int(),
+  completedAtMs: z.number().int().nullable(),
+  durationMs: z.number().int().nullable(),
+  entries: z.array(z.object({ kind: z.enum(['warning', 'stop', 'feedback', 'context', 'error']), text: z.string() })),
+});
+export type HookRun = z.infer<typeof HookRunSchema>;
+
 const base = { threadId: z.string(), turnId: z.string().nullable(), seq: z.number().int() };
 
 /** The engine's event stream. */
@@ -186,6 +206,10 @@ export const EngineEventSchema = z.discriminatedUnion('type', [
   }),
   /** A raw Responses API item that went to or came from the model (for Codex's raw_response_item). */
   z.object({ ...base, type: z.literal('model.item'), item: z.record(z.string(), z.unknown()) }),
+  /** A hook started running (`run.status` is `running`). */
+  z.object({ ...base, type: z.literal('hook.started'), run: HookRunSchema }),
+  /** A hook ended: completed, failed, blocked or stopped. */
+  z.object({ ...base, type: z.literal('hook.completed'), run: HookRunSchema }),
   /** The turn ended: completed, interrupted or failed. */
   z.object({ ...base, type: z.literal('turn.completed'), turn: TurnInfoSchema }),
 ]);

@@ -16,6 +16,8 @@ export const UserInputSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text'), text: z.string(), text_elements: z.array(TextElementSchema).optional() }),
   z.object({ type: z.literal('image'), url: z.string() }),
   z.object({ type: z.literal('localImage'), path: z.string() }),
+  /** A skill the user named explicitly: its SKILL.md is attached to the turn (the model never sees this part itself). */
+  z.object({ type: z.literal('skill'), name: z.string(), path: z.string() }),
 ]);
 export type UserInput = z.infer<typeof UserInputSchema>;
 
@@ -88,6 +90,8 @@ export const ThreadItemSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('enteredReviewMode'), id: z.string(), review: z.string() }),
   /** A review turn ended; `review` is the rendered review (or why there is none). */
   z.object({ type: z.literal('exitedReviewMode'), id: z.string(), review: z.string() }),
+  /** Text hooks gave the model as a prompt (a blocking `Stop` hook's reason), one fragment per hook run. */
+  z.object({ type: z.literal('hookPrompt'), id: z.string(), fragments: z.array(z.object({ hookRunId: z.string(), text: z.string() })) }),
 ]);
 export type ThreadItem = z.infer<typeof ThreadItemSchema>;
 export type ThreadItemType = ThreadItem['type'];
