@@ -37,7 +37,42 @@ export function configHandlers(app: AppContext): Handlers {
     'config/value/write': (params) => userConfig.write([params], params),
     'config/batchWrite': (params) => userConfig.write(params.edits, params),
     'configRequirements/read': () => ({ requirements: null }),
+    'modelProvider/list': () => listProviders(app.runtime.config),
+    'modelProvider/default/set': async (params) => {
+      if (!Object.hasOwn(app.runtime.config.modelProviders, params.providerId)) {
+        const known = Object.keys(app.runtime.config.modelProviders).sort().join(', ');
+        throw RpcError.invalidRequest(`Invalid request: unknown model provider \`${params.providerId}\`; configured: ${known}`);
+      }
+      await userConfig.write([{ keyPath: 'model_provider', value: params.providerId, mergeStrategy: 'replace' }], {});
+      return {};
+    },
   };
+}
+
+/**
+ * `modelProvider/list`: every configured provider (built-in and `[model_providers.*]`), the
+ * current one as the default. `openai` is the OpenAI kind; every other provider is a custom
+ * gateway that authenticates with its `env_key` variable, or not at all. Providers are edited in
+ * `config.toml`, not over the wire (`canEdit: false`); the default can change
+ * (`modelProvider/default/set` writes `model_provider` in the user file).
+ */
+function listProviders(config: ResolvedConfig): AppServer.ResultOf<'modelProvider/list'> {
+  const data = Object.values(config.modelProviders)
+    .sort((a, b) => a.id.localeCompare(b.id))
+    .map((provider) => ({
+      id: provider.id,
+      name: provider.name,
+      baseUrl: provider.baseUrl,
+      canEdit: false,
+      settings:
+        provider.id === 'openai'
+          ? { type: 'openai' as const }
+          : {
+              type: 'customGateway' as const,
+              auth: provider.envKey === null ? { mode: 'none' as const } : { mode: 'environmentVariable' as const, envKey: provider.envKey },
+            },
+    }));
+  return { data, defaultProviderId: config.modelProviderId, canChangeDefault: true };
 }
 
 /** Where a write goes and under which version (batchWrite's `reloadUserConfig` is accepted: a written config always applies). */
