@@ -182,12 +182,40 @@ describe('local answers and honest empty ones', () => {
     const client = await current();
     const list = await client.call<{ data: Array<{ id: string; settings: unknown }>; defaultProviderId: string }>('modelProvider/list', {});
     expect(list.defaultProviderId).toBe('mock');
-    expect(list.data.find((p) => p.id === 'mock')).toMatchObject({ baseUrl: h.model.url, canEdit: false, settings: { type: 'customGateway' } });
-    expect(list.data.find((p) => p.id === 'openai')).toMatchObject({ settings: { type: 'openai' } });
+    expect(list.data.find((p) => p.id === 'mock')).toMatchObject({ baseUrl: h.model.url, canEdit: true, settings: { type: 'customGateway' } });
+    expect(list.data.find((p) => p.id === 'openai')).toMatchObject({ canEdit: false, settings: { type: 'openai' } });
     const unknown = await client.request('modelProvider/default/set', { providerId: 'nope' });
     expect(unknown.error?.message).toMatch(/unknown model provider `nope`/);
     expect(await client.call('modelProvider/default/set', { providerId: 'openai' })).toEqual({});
     expect(readFileSync(join(h.temp.home, 'config.toml'), 'utf8')).toMatch(/^model_provider = "openai"$/m);
+  });
+
+  it('model providers: modelProvider/config/write edits a custom gateway in config.toml, keeping the file', async () => {
+    await start({ extraToml: '# keep this comment' });
+    const client = await current();
+    const written = await client.call<{ provider: Record<string, unknown> }>('modelProvider/config/write', {
+      settings: { type: 'customGateway', providerId: 'lab', name: 'Lab', baseUrl: 'https://llm.example/v1', envKey: 'LAB_API_KEY' },
+    });
+    expect(written.provider).toEqual({
+      id: 'lab',
+      name: 'Lab',
+      baseUrl: 'https://llm.example/v1',
+      canEdit: true,
+      settings: { type: 'customGateway', auth: { mode: 'environmentVariable', envKey: 'LAB_API_KEY' } },
+    });
+    const file = readFileSync(join(h.temp.home, 'config.toml'), 'utf8');
+    expect(file).toContain('# keep this comment');
+    // The writer's own layout (here an inline table after the top-level keys); the values are what count.
+    expect(file).toMatch(/model_providers\.lab\b[^\n]*name = "Lab"[^\n]*base_url = "https:\/\/llm\.example\/v1"[^\n]*env_key = "LAB_API_KEY"/);
+    const list = await client.call<{ data: Array<{ id: string }> }>('modelProvider/list', {});
+    expect(list.data.map((p) => p.id)).toContain('lab');
+    // Without providerId, the current provider is edited.
+    const renamed = await client.call<{ provider: { id: string; name: string } }>('modelProvider/config/write', { settings: { type: 'customGateway', name: 'Mock 2' } });
+    expect(renamed.provider).toMatchObject({ id: 'mock', name: 'Mock 2' });
+    const bedrock = await client.request('modelProvider/config/write', { settings: { type: 'bedrock', providerId: 'amazon-bedrock' } });
+    expect(bedrock.error?.message).toBe('Invalid request: Amazon Bedrock providers are not supported by this server');
+    const openai = await client.request('modelProvider/config/write', { settings: { type: 'customGateway', providerId: 'openai', name: 'x' } });
+    expect(openai.error?.message).toMatch(/`openai` is not a custom gateway/);
   });
 
   it('answer what the TUI asks on start with defined empty values', async () => {

@@ -163,6 +163,31 @@ export const ModelProviderListResultSchema = z.object({
   canChangeDefault: z.boolean(),
 });
 
+/**
+ * `modelProvider/config/write` params: a patch of one provider's settings. Only custom gateways
+ * are Deputy's kind of provider; the Bedrock and GCP forms are parsed so they can be refused
+ * plainly.
+ */
+export const ModelProviderConfigWriteParamsSchema = z.object({
+  settings: z.discriminatedUnion('type', [
+    z.object({
+      type: z.literal('customGateway'),
+      /** The provider to edit or create; absent means the current (custom) provider. */
+      providerId: z.string().min(1).nullish(),
+      name: z.string().optional(),
+      /** Null removes the key. */
+      baseUrl: z.string().nullish(),
+      envKey: z.string().nullish(),
+    }),
+    z.object({ type: z.literal('bedrock'), providerId: z.string() }),
+    z.object({ type: z.literal('gcp'), providerId: z.string() }),
+  ]),
+});
+export type ModelProviderConfigWriteParams = z.infer<typeof ModelProviderConfigWriteParamsSchema>;
+
+/** `modelProvider/config/write` result: the provider as `modelProvider/list` now shows it. */
+export const ModelProviderConfigWriteResultSchema = z.object({ provider: ModelProviderSummarySchema });
+
 /** `modelProvider/default/set` params. */
 export const ModelProviderDefaultSetParamsSchema = z.object({ providerId: z.string() });
 

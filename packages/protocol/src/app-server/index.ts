@@ -224,10 +224,10 @@ export {
 export {
   PermissionProfileListParamsSchema, PermissionProfileListResultSchema, ThreadSettingsUpdateParamsSchema,
   ThreadSettingsSchema, ThreadSettingsUpdatedNotificationSchema, RemoteControlStatusSchema,
-  ModelProviderListResultSchema,
+  ModelProviderListResultSchema, ModelProviderConfigWriteParamsSchema,
 } from './current.js';
 export type {
-  ThreadSettingsUpdateParams, ThreadSettings,
+  ThreadSettingsUpdateParams, ThreadSettings, ModelProviderConfigWriteParams,
 } from './current.js';
 export {
   CURRENT_ONLY_CLIENT_REQUESTS, CURRENT_UNSERVED, CURRENT_ONLY_SERVER_NOTIFICATIONS,

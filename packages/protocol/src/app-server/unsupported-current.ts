@@ -102,7 +102,6 @@ export const CURRENT_UNSERVED = {
     'thread/realtime/appendSpeech': REALTIME,
     'thread/timeline/list': NOT_BUILT,
     'account/gatewayOAuth/login': CLOUD_ACCOUNT,
-    'modelProvider/config/write': 'provider settings are edited in config.toml; the wire edit is not built yet',
     'remoteControl/enable': REMOTE_CONTROL,
     'remoteControl/pairing/start': REMOTE_CONTROL,
     'remoteControl/pairing/status': REMOTE_CONTROL,
