@@ -8,7 +8,7 @@
 import type { AppServer } from '@deputy/protocol';
 import { CURRENT_ONLY_SERVER_NOTIFICATIONS } from '@deputy/protocol/handshake';
 import type { Connection } from '@deputy/rpc/core';
-import { generationOf, type ClientGeneration } from './generation.js';
+import { generationOf, paramsFor, type ClientGeneration } from './generation.js';
 
 /** Which carrier a connection came in on (for logs). */
 export type TransportKind = 'stdio' | 'ws' | 'unix' | 'memory';
@@ -86,7 +86,7 @@ export class ConnectionState {
   notify<M extends AppServer.ServerNotificationMethod>(method: M, params: AppServer.NotificationParamsOf<M>): void {
     if (!this.wants(method)) return;
     this.#validate?.serverNotifications[method].params.parse(params);
-    this.connection.notify(method, params);
+    this.connection.notify(method, paramsFor(this.generation, params));
   }
 
   /**

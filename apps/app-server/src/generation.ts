@@ -70,3 +70,19 @@ export function threadSourceFor(generation: ClientGeneration, source: string | n
   if (source === null || generation === 'current') return source;
   return THREAD_SOURCES_0130.has(source) ? source : null;
 }
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Notification params as a connection of `generation` gets them: for a 0.130 client, a `thread`
+ * whose `threadSource` it cannot parse carries `null` instead (the stored value is unchanged).
+ * Everything else goes out as it is.
+ */
+export function paramsFor(generation: ClientGeneration, params: unknown): unknown {
+  if (generation === 'current' || !isRecord(params) || !isRecord(params.thread)) return params;
+  const source = params.thread.threadSource;
+  if (typeof source !== 'string' || THREAD_SOURCES_0130.has(source)) return params;
+  return { ...params, thread: { ...params.thread, threadSource: null } };
+}

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { generationOf } from '../src/generation.js';
+import { generationOf, paramsFor, reportedApprovalPolicy, threadSourceFor } from '../src/generation.js';
 import { startHarness, type Harness, type HarnessOptions } from './support/harness.js';
 import { startThread, startTurn, turnCompleted, type WireThread } from './support/turns.js';
 import type { WireClient } from './support/wire-client.js';
@@ -51,6 +51,19 @@ describe('generations', () => {
     // Another product's version is not a protocol version.
     expect(generationOf({ clientInfo: { name: 'my-ide', version: '2.0.0' }, capabilities: {} })).toBe('0.130');
     expect(generationOf({ clientInfo: { name: 'my-ide', version: '2.0.0' }, capabilities: { extensions: {} } })).toBe('current');
+  });
+
+  it('render stored values per generation: new threadSource values and on-failure never reach a 0.130 client', async () => {
+    await start();
+    expect(threadSourceFor('0.130', 'thread_title')).toBeNull();
+    expect(threadSourceFor('0.130', 'subagent')).toBe('subagent');
+    expect(threadSourceFor('current', 'thread_title')).toBe('thread_title');
+    const started = { thread: { id: 't', threadSource: 'thread_title' } };
+    expect(paramsFor('0.130', started)).toEqual({ thread: { id: 't', threadSource: null } });
+    expect(paramsFor('current', started)).toBe(started);
+    expect(started.thread.threadSource).toBe('thread_title');
+    expect(reportedApprovalPolicy('on-failure')).toBe('on-request');
+    expect(reportedApprovalPolicy('untrusted')).toBe('untrusted');
   });
 
   it('answer both with the protocol version first in userAgent and Deputy named at the end', async () => {
