@@ -6,7 +6,8 @@
  * approval prompt shows the diff and whose file lands on disk, and `/quit` with exit status 0, on
  * a server whose config says `approval_policy = "on-failure"` (which current TUIs cannot parse;
  * Deputy reports it as `on-request`). The 0.130 TUI also does it over a capability-token server
- * with `--remote-auth-token-env`; the 0.171 TUI also opens `/permissions` and resumes a thread.
+ * with `--remote-auth-token-env`; the 0.171 TUI also switches profiles with `/permissions` and
+ * resumes a thread.
  * Rewind (Esc Esc) and `/goal` need `thread/revert`, `thread/items/list` and `thread/goal/*`,
  * which are not served yet: their tests are written and skipped until they are. The TUIs must be
  * installed (`bash scripts/install-codex-tui.sh`); when they are not, the tests fail and say so.
@@ -215,16 +216,30 @@ describe(`the Codex 0.171.0 TUI's newer features against the ${SERVER_UNDER_TEST
   const version: CodexTuiVersion = '0.171.0';
 
   it(
-    '/permissions opens the profile menu instead of refusing permission discovery',
+    '/permissions shows the profile in force, switches to Full Access, and the next patch applies without a prompt',
     async () => {
       const { work, tui, server } = await startSession({ version, withToken: false });
       await explain(server, (async () => {
         await greet(tui, work);
         await submit(tui, '/permissions');
-        const menu = await tui.waitFor('the permissions menu', (s) => /full access/i.test(s) || /does not support permission discovery/.test(s));
+        const menu = await tui.waitFor('the permissions menu', (s) => s.includes('Update Model Permissions') || /does not support permission discovery/.test(s));
         expectScreen(menu).not.toContain('does not support permission discovery');
-        expectScreen(menu).toMatch(/read.only/i);
-        await tui.press('Escape');
+        // The server's sandbox is read-only: its activePermissionProfile marks the current entry.
+        expectScreen(menu).toMatch(/Read Only \(current\)/);
+        // The cursor starts on the current entry (the last); Full Access is the one above it.
+        await tui.press('Up');
+        await tui.waitFor('Full Access selected', (s) => /›\s+\d\. Full Access/.test(s));
+        await tui.press('Enter');
+        await tui.waitForText('Enable full access?');
+        await tui.press('Enter');
+        // thread/settings/update {permissions: ":danger-full-access", approvalPolicy: "never"}, then
+        // every turn/start repeats the profile: a patch, which read-only would stop for approval,
+        // lands without a prompt.
+        await tui.waitForText('Permission selection requested: Full Access');
+        await submit(tui, 'patch: full-access.txt=written with full access');
+        await tui.waitForText(TOOL_ANSWER_PREFIX);
+        expect(await readFile(path.join(work, 'full-access.txt'), 'utf8')).toBe('written with full access\n');
+        expectScreen(await tui.capture()).not.toContain('Would you like to make the following edits?');
         await submit(tui, '/quit');
         expect(await tui.waitForExit()).toBe(0);
       })());
