@@ -13,7 +13,11 @@ import {
   serverNotifications,
   serverRequests,
 } from '../../src/app-server/methods.js';
-import { CURRENT_ONLY_CLIENT_REQUESTS, CURRENT_UNSERVED } from '../../src/app-server/unsupported-current.js';
+import {
+  CURRENT_ONLY_CLIENT_REQUESTS,
+  CURRENT_ONLY_SERVER_NOTIFICATIONS,
+  CURRENT_UNSERVED,
+} from '../../src/app-server/unsupported-current.js';
 import {
   ACCEPTED_CLIENT_REQUEST_METHODS,
   DELIBERATELY_UNSUPPORTED,
@@ -111,6 +115,13 @@ describe.each(directions)('$name', ({ name, referenceNames, ours, notYet, unsupp
     expect(currentGap.filter((method) => !listed.has(method))).toEqual([]);
     // What 0.171 dropped we keep serving to 0.130 clients (thread/rollback, thread/turns/items/list).
     expect(removed.filter((method) => !ours.includes(method) && !listed.has(method))).toEqual([]);
+  });
+});
+
+describe('notifications only current clients get', () => {
+  it('are exactly the 0.171 notifications 0.130 lacks', () => {
+    const currentOnly = current.serverNotifications.filter((method) => !reference.serverNotifications.includes(method));
+    expect([...CURRENT_ONLY_SERVER_NOTIFICATIONS].sort()).toEqual([...currentOnly].sort());
   });
 });
 
