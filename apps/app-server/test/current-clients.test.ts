@@ -250,6 +250,8 @@ describe('local answers and honest empty ones', () => {
     expect(await client.call('thread/realtime/list', { threadId: thread.id })).toMatchObject({ coverage: 'unsupported', data: [] });
     expect(await client.call('userVerification/status', {})).toMatchObject({ credentialId: null, unavailableReason: 'providerUnavailable' });
     expect(await client.call('userVerification/cancel', { requestId: 'r' })).toEqual({});
+    expect(await client.call('userVerification/delete', {})).toEqual({});
+    expect(await client.call('remoteControl/disable')).toMatchObject({ status: 'disabled', environmentId: null });
   });
 
   it('refuse the backend features they do not have with a plain -32600, and experimental ones without the capability', async () => {
