@@ -18,6 +18,8 @@ export interface AppServerArgs {
   configOverrides: string[];
   /** `--profile`, if given. */
   profile?: string;
+  /** `--trace FILE`, if given (else `DEPUTY_TRACE`). */
+  trace?: string;
   /** `--help` was given. */
   help: boolean;
   /** `--version` was given. */
@@ -54,6 +56,8 @@ Options:
   --ws-max-clock-skew-seconds <N>   allowed clock skew for exp/nbf (default 30)
   -c, --config <key=value>          override a config.toml key (repeatable)
   -p, --profile <NAME>              use [profiles.NAME] of config.toml
+  --trace <FILE>                    append every JSON-RPC message in and out to FILE (JSON lines, secrets
+                                    redacted); also DEPUTY_TRACE=FILE. Off by default
   -h, --help                        show this help
   -V, --version                     print the version
 
@@ -86,6 +90,7 @@ export function parseAppServerArgs(argv: readonly string[]): AppServerArgs {
         'ws-max-clock-skew-seconds': { type: 'string' },
         config: { type: 'string', short: 'c', multiple: true },
         profile: { type: 'string', short: 'p' },
+        trace: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'V' },
       },
@@ -111,6 +116,7 @@ export function parseAppServerArgs(argv: readonly string[]): AppServerArgs {
     },
     configOverrides: v.config ?? [],
     profile: v.profile,
+    trace: v.trace,
     help: v.help === true,
     version: v.version === true,
   };

@@ -6,7 +6,9 @@
  * integer id it tracks so `serverRequest/resolved` can name it). It knows no method semantics.
  */
 import type { AppServer } from '@deputy/protocol';
+import { CURRENT_ONLY_SERVER_NOTIFICATIONS } from '@deputy/protocol/handshake';
 import type { Connection } from '@deputy/rpc/core';
+import { generationOf, paramsFor, type ClientGeneration } from './generation.js';
 
 /** Which carrier a connection came in on (for logs). */
 export type TransportKind = 'stdio' | 'ws' | 'unix' | 'memory';
@@ -36,6 +38,8 @@ export class ConnectionState {
   hasExperimentalApi = false;
   /** `clientInfo` from `initialize`. */
   clientInfo: AppServer.ClientInfo | null = null;
+  /** The protocol generation the client speaks, decided at `initialize` (docs/app-server.md). */
+  generation: ClientGeneration = '0.130';
   /** Thread ids this connection receives turn and item events for. */
   readonly subscriptions = new Set<string>();
   readonly #optOut = new Set<string>();
@@ -64,12 +68,17 @@ export class ConnectionState {
   initialize(params: AppServer.InitializeParams): void {
     this.isInitialized = true;
     this.clientInfo = params.clientInfo;
+    this.generation = generationOf(params);
     this.hasExperimentalApi = params.capabilities?.experimentalApi === true;
     for (const method of params.capabilities?.optOutNotificationMethods ?? []) this.#optOut.add(method);
   }
 
-  /** True when this connection receives `method` notifications (initialized, not opted out). */
+  /**
+   * True when this connection receives `method` notifications: initialized, not opted out, and
+   * not a method only current clients know sent to a 0.130 client.
+   */
   wants(method: string): boolean {
+    if (this.generation === '0.130' && CURRENT_ONLY_SERVER_NOTIFICATIONS.has(method)) return false;
     return this.isInitialized && !this.#optOut.has(method) && !this.connection.isClosed;
   }
 
@@ -77,7 +86,7 @@ export class ConnectionState {
   notify<M extends AppServer.ServerNotificationMethod>(method: M, params: AppServer.NotificationParamsOf<M>): void {
     if (!this.wants(method)) return;
     this.#validate?.serverNotifications[method].params.parse(params);
-    this.connection.notify(method, params);
+    this.connection.notify(method, paramsFor(this.generation, params));
   }
 
   /**

@@ -16,6 +16,7 @@ import { catalogHandlers, createSkillsWatcher } from './handlers/catalog.js';
 import { commandHandlers } from './handlers/command.js';
 import { fsHandlers } from './handlers/fs.js';
 import { fuzzySearchHandlers } from './handlers/fuzzy-search.js';
+import { currentHandlers } from './handlers/current.js';
 import { mcpHandlers } from './handlers/mcp.js';
 import { configHandlers } from './handlers/config.js';
 import { modelHandlers } from './handlers/model.js';
@@ -91,6 +92,7 @@ export async function openEngineServices(options: EngineServicesOptions): Promis
     ...fuzzySearchHandlers(app),
     ...commandHandlers(app),
     ...mcpHandlers(app),
+    ...currentHandlers(app),
   };
   return {
     app,

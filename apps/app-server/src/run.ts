@@ -10,6 +10,7 @@
  * server with exit code 1. Returns the process exit code; never calls `process.exit`.
  */
 import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import type { ResolvedConfig } from '@deputy/engine';
 import {
   createStdioListener,
@@ -135,7 +136,14 @@ async function serve(args: AppServerArgs, options: Required<Omit<RunOptions, 'si
     ...targets.flatMap((t) => (t.kind === 'unix' ? [t.path] : [])),
     ...[args.wsAuth.wsTokenFile, args.wsAuth.wsSharedSecretFile].flatMap((f) => (f === undefined ? [] : [f])),
   ];
-  const server = await DeputyAppServer.start({ config, logger, cwd: options.cwd, onEngineError, sandboxHiddenPaths });
+  const traceSetting = args.trace ?? (options.env.DEPUTY_TRACE?.trim() || undefined);
+  const traceFile = traceSetting === undefined ? undefined : path.resolve(options.cwd, traceSetting);
+  if (traceFile !== undefined) {
+    options.stderr(`deputy app-server: tracing every JSON-RPC message to ${traceFile}\n`);
+    // The trace holds what clients sent; sandboxed commands may not read it.
+    sandboxHiddenPaths.push(traceFile);
+  }
+  const server = await DeputyAppServer.start({ config, logger, cwd: options.cwd, onEngineError, sandboxHiddenPaths, traceFile });
   const opened: Opened[] = [];
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);

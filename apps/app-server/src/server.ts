@@ -12,9 +12,11 @@ import { ConnectionState, type TransportKind } from './connection-state.js';
 import type { EngineServices } from './engine-services.js';
 import { initializeHandlers } from './handlers/initialize.js';
 import { createLogger, type AppLogger } from './logger.js';
+import { serverIdentity } from './installation.js';
 import { OnFirstNeed } from './on-first-need.js';
 import { configWarning, remoteControlDisabled } from './project/lifecycle.js';
 import { RequestPath } from './request-path.js';
+import { tracedTransport, WireTrace } from './trace.js';
 import { Router } from './router.js';
 
 /** A configuration loaded when the engine is first needed rather than before the server starts. */
@@ -52,6 +54,8 @@ export interface AppServerOptions {
    * request tries again. Without it, the failure is logged.
    */
   onEngineError?: (error: unknown) => void;
+  /** Append every JSON-RPC message in and out to this file (`trace.ts`); off when absent. */
+  traceFile?: string;
 }
 
 function isDeferred(config: ResolvedConfig | DeferredConfig): config is DeferredConfig {
@@ -70,11 +74,13 @@ export class DeputyAppServer {
   /** Greeted connections that get the configuration's warnings once it is loaded. */
   readonly #awaitingWarnings = new Set<ConnectionState>();
   #config: ResolvedConfig | null;
+  readonly #trace: WireTrace | null;
   #isClosed = false;
 
   private constructor(private readonly options: AppServerOptions) {
     this.#logger = options.logger ?? createLogger('warn');
     this.#router = new Router(this.#logger);
+    this.#trace = options.traceFile ? new WireTrace(options.traceFile) : null;
     this.#config = isDeferred(options.config) ? null : options.config;
     this.#engine = new OnFirstNeed(
       () => this.#open(),
@@ -113,12 +119,15 @@ export class DeputyAppServer {
 
   /** Serves one transport; returns its per-connection state. */
   accept(transport: Transport, kind: TransportKind): ConnectionState {
-    const connection = new Connection(transport, {
+    let connectionId = 0;
+    const carrier = this.#trace ? tracedTransport(transport, this.#trace, () => connectionId) : transport;
+    const connection = new Connection(carrier, {
       handler: this.#path.dispatcher,
       logger: this.#logger,
       outboundSoftLimit: this.options.outboundSoftLimit,
       outboundHardLimit: kind === 'stdio' ? Infinity : this.options.outboundHardLimit,
     });
+    connectionId = connection.id;
     const validateOutput = this.options.validateOutput ? this.#path.tables.value?.protocol : undefined;
     const state = new ConnectionState(connection, kind, { validateOutput });
     this.#states.set(connection, state);
@@ -156,6 +165,7 @@ export class DeputyAppServer {
     // An engine still opening is closed once it is open.
     await this.#engine.attempt;
     await this.#engine.value?.close();
+    await this.#trace?.close();
   }
 
   #stateOf(connection: Connection): ConnectionState {
@@ -205,7 +215,7 @@ export class DeputyAppServer {
 
   /** The notifications that follow a successful `initialize`. */
   #greet(state: ConnectionState): void {
-    this.#router.sendTo(state, remoteControlDisabled());
+    this.#router.sendTo(state, remoteControlDisabled(serverIdentity(this.options.config.home)));
     if (this.#config) this.#sendWarnings(state, this.#config);
     else this.#awaitingWarnings.add(state);
   }

@@ -19,9 +19,10 @@ describe('initialize', () => {
     const client = await h.connect({ initialize: false });
     const result = await client.call('initialize', { clientInfo: { name: 'probe', title: 'Probe', version: '1.2.3' } });
     expect(result).toMatchObject({ codexHome: h.temp.home, platformFamily: 'unix' });
-    expect(String(result.userAgent)).toMatch(/^probe\/\S+ \(.+; .+\) \S+ \(probe; 1\.2\.3\)$/);
+    expect(String(result.userAgent)).toMatch(/^probe\/0\.171\.0 \(.+; .+\) \S+ \(probe; 1\.2\.3\) deputy\/\S+$/);
     const status = await client.waitForNotification('remoteControl/status/changed');
-    expect(status.params).toEqual({ status: 'disabled', environmentId: null });
+    expect(status.params).toMatchObject({ status: 'disabled', environmentId: null });
+    expect(Object.keys(status.params).sort()).toEqual(['environmentId', 'installationId', 'serverName', 'status']);
   });
 
   it('sends the configuration warnings after initialize', async () => {

@@ -1,24 +1,29 @@
 #!/usr/bin/env bash
-# Regenerates the committed reference JSON Schema (test/reference-schema/codex-0.130/) from the
-# published Codex CLI. It installs @openai/codex@0.130.0 into a temporary directory (the npm
-# registry is the only network it needs), runs
+# Regenerates a committed reference JSON Schema (test/reference-schema/codex-<major.minor>/) from
+# the published Codex CLI. It installs @openai/codex@<version> into a temporary directory (the
+# npm registry is the only network it needs), runs
 #   codex app-server generate-json-schema --experimental --out <dir>
 # and replaces the committed copy, keeping its README.md. With --check it only compares the
-# fresh output with the committed copy and exits 1 when they differ.
+# fresh output with the committed copy and exits 1 when they differ. The versions kept are
+# 0.130.0 (the 0.130 clients' contract; the default) and 0.171.0 (the current clients').
 #
-# Usage: packages/protocol/scripts/regenerate-reference-schema.sh [--check]
+# Usage: packages/protocol/scripts/regenerate-reference-schema.sh [0.130.0|0.171.0] [--check]
 set -euo pipefail
 
-readonly CODEX_VERSION="0.130.0"
-script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-dest="${script_dir}/../test/reference-schema/codex-0.130"
+usage() { echo "usage: $0 [0.130.0|0.171.0] [--check]" >&2; exit 2; }
 
+CODEX_VERSION="0.130.0"
 mode="write"
-case "${1:-}" in
-  "") ;;
-  --check) mode="check" ;;
-  *) echo "usage: $0 [--check]" >&2; exit 2 ;;
-esac
+for arg in "$@"; do
+  case "${arg}" in
+    --check) mode="check" ;;
+    0.130.0|0.171.0) CODEX_VERSION="${arg}" ;;
+    *) usage ;;
+  esac
+done
+readonly CODEX_VERSION mode
+script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+dest="${script_dir}/../test/reference-schema/codex-${CODEX_VERSION%.*}"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/codex-schema.XXXXXX")"
 trap 'rm -rf "${work}"' EXIT

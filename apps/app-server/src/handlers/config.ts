@@ -37,7 +37,84 @@ export function configHandlers(app: AppContext): Handlers {
     'config/value/write': (params) => userConfig.write([params], params),
     'config/batchWrite': (params) => userConfig.write(params.edits, params),
     'configRequirements/read': () => ({ requirements: null }),
+    'modelProvider/list': () => listProviders(app.runtime.config),
+    'modelProvider/config/write': async (params) => {
+      const { id, edits } = providerEdits(app.runtime.config, params.settings);
+      await userConfig.write(edits, {});
+      const provider = listProviders(app.runtime.config).data.find((p) => p.id === id);
+      if (provider === undefined) throw RpcError.internal(`Internal error: provider \`${id}\` is missing after the write`);
+      return { provider };
+    },
+    'modelProvider/default/set': async (params) => {
+      if (!Object.hasOwn(app.runtime.config.modelProviders, params.providerId)) {
+        const known = Object.keys(app.runtime.config.modelProviders).sort().join(', ');
+        throw RpcError.invalidRequest(`Invalid request: unknown model provider \`${params.providerId}\`; configured: ${known}`);
+      }
+      await userConfig.write([{ keyPath: 'model_provider', value: params.providerId, mergeStrategy: 'replace' }], {});
+      return {};
+    },
   };
+}
+
+/** Providers `modelProvider/config/write` does not edit: OpenAI itself and the built-in offline demo. */
+const NOT_EDITABLE: ReadonlySet<string> = new Set(['openai', 'demo']);
+
+function isEditable(id: string): boolean {
+  return !NOT_EDITABLE.has(id);
+}
+
+/** A TOML key-path segment, quoted unless it is a bare key. */
+function segment(key: string): string {
+  return /^[A-Za-z0-9_-]+$/.test(key) ? key : JSON.stringify(key);
+}
+
+/**
+ * The `[model_providers.<id>]` edits of a `modelProvider/config/write`: `name`, `base_url` and
+ * `env_key` of a custom gateway (null removes a key), for the given provider or else the current
+ * one. `openai` and the Bedrock and GCP kinds are refused: Deputy's providers are OpenAI-compatible
+ * endpoints configured in `config.toml`.
+ */
+function providerEdits(config: ResolvedConfig, settings: AppServer.ModelProviderConfigWriteParams['settings']): { id: string; edits: ConfigEdit[] } {
+  if (settings.type !== 'customGateway') {
+    throw RpcError.invalidRequest(`Invalid request: ${settings.type === 'bedrock' ? 'Amazon Bedrock' : 'Google Cloud'} providers are not supported by this server`);
+  }
+  const id = settings.providerId ?? config.modelProviderId;
+  if (!isEditable(id)) throw RpcError.invalidRequest(`Invalid request: \`${id}\` is not a custom gateway; give the providerId of a custom provider`);
+  const table = `model_providers.${segment(id)}`;
+  const edits: ConfigEdit[] = [];
+  if (settings.name !== undefined) edits.push({ keyPath: `${table}.name`, value: settings.name, mergeStrategy: 'replace' });
+  if (settings.baseUrl !== undefined) edits.push({ keyPath: `${table}.base_url`, value: settings.baseUrl, mergeStrategy: 'replace' });
+  if (settings.envKey !== undefined) edits.push({ keyPath: `${table}.env_key`, value: settings.envKey, mergeStrategy: 'replace' });
+  if (edits.length === 0 && !Object.hasOwn(config.modelProviders, id)) {
+    throw RpcError.invalidRequest(`Invalid request: unknown model provider \`${id}\` and nothing to write`);
+  }
+  return { id, edits };
+}
+
+/**
+ * `modelProvider/list`: every configured provider (built-in and `[model_providers.*]`), the
+ * current one as the default. `openai` is the OpenAI kind; every other provider is a custom
+ * gateway that authenticates with its `env_key` variable, or not at all. Custom gateways can be
+ * edited (`modelProvider/config/write`); the default can change (`modelProvider/default/set`
+ * writes `model_provider` in the user file).
+ */
+function listProviders(config: ResolvedConfig): AppServer.ResultOf<'modelProvider/list'> {
+  const data = Object.values(config.modelProviders)
+    .sort((a, b) => a.id.localeCompare(b.id))
+    .map((provider) => ({
+      id: provider.id,
+      name: provider.name,
+      baseUrl: provider.baseUrl,
+      canEdit: isEditable(provider.id),
+      settings:
+        provider.id === 'openai'
+          ? { type: 'openai' as const }
+          : {
+              type: 'customGateway' as const,
+              auth: provider.envKey === null ? { mode: 'none' as const } : { mode: 'environmentVariable' as const, envKey: provider.envKey },
+            },
+    }));
+  return { data, defaultProviderId: config.modelProviderId, canChangeDefault: true };
 }
 
 /** Where a write goes and under which version (batchWrite's `reloadUserConfig` is accepted: a written config always applies). */

@@ -27,13 +27,23 @@ export interface Handshake {
 }
 
 /**
- * `<originator>/<version> (<os> <os version>; <arch>) <$TERM> (<client name>; <client version>)`.
- * The originator is this connection's client name (the reference fixes it for the whole process
- * at the first initialize; per connection is the documented difference).
+ * The Codex protocol version Deputy implements. Current clients read the server's version from
+ * the user agent's first token and warn about a server older than themselves, so that token
+ * carries the protocol Deputy speaks; Deputy's own version follows as a product token.
+ */
+export const CODEX_PROTOCOL_VERSION = '0.171.0';
+
+/**
+ * `<originator>/<protocol version> (<os> <os version>; <arch>) <$TERM> (<client name>; <client
+ * version>) deputy/<Deputy version>`. The originator is this connection's client name (the
+ * reference fixes it for the whole process at the first initialize; per connection is the
+ * documented difference). The same value goes to clients of both generations (docs/app-server.md
+ * "Handshake").
  */
 export function userAgentOf(clientInfo: AppServer.ClientInfo, term: string | undefined = process.env.TERM): string {
   const platform = `${os.type()} ${os.release()}; ${os.arch()}`;
-  return `${clientInfo.name}/${APP_SERVER_VERSION} (${platform}) ${term || 'unknown'} (${clientInfo.name}; ${clientInfo.version})`;
+  const client = `(${clientInfo.name}; ${clientInfo.version})`;
+  return `${clientInfo.name}/${CODEX_PROTOCOL_VERSION} (${platform}) ${term || 'unknown'} ${client} deputy/${APP_SERVER_VERSION}`;
 }
 
 /** `platformFamily` and `platformOs` of this process. */
@@ -50,7 +60,12 @@ export function initializeHandlers(handshake: Handshake): Handlers {
       // Two pipelined initialize requests can both pass the guard; only the first one wins.
       if (state.isInitialized) throw RpcError.alreadyInitialized();
       state.initialize(params);
-      handshake.logger.info('client initialized', { connection: state.id, transport: state.transportKind, client: params.clientInfo.name });
+      handshake.logger.info('client initialized', {
+        connection: state.id,
+        transport: state.transportKind,
+        client: params.clientInfo.name,
+        generation: state.generation,
+      });
       afterResponse(ctx, () => handshake.greet(state));
       return { userAgent: userAgentOf(params.clientInfo), codexHome: handshake.home, ...platformOf() };
     },

@@ -8,23 +8,27 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import { ApprovalPolicySchema, ReasoningEffortSchema, ReasoningSummarySchema, SandboxModeSchema, type AppServer } from '@deputy/protocol';
+import { AppServer, ApprovalPolicySchema, ReasoningSummarySchema, SandboxModeSchema } from '@deputy/protocol';
 import { sandboxPolicyFromMode, type StartThreadOptions } from '@deputy/engine';
+import type { SandboxMode } from '@deputy/protocol';
 import { RpcError } from '@deputy/rpc/core';
 import type { AppContext } from '../app-context.js';
+import { modeOfProfile, modeOfSelection } from '../permission-profiles.js';
 import { engineApprovalPolicy } from '../project/threads.js';
 import { defined } from './common.js';
 
 /** The per-thread keys of the `config` object, as the engine takes them. */
 const ThreadConfigSchema = z.object({
   model: z.string().optional(),
-  model_reasoning_effort: ReasoningEffortSchema.optional(),
+  model_reasoning_effort: AppServer.InputReasoningEffortSchema.optional(),
   model_reasoning_summary: ReasoningSummarySchema.optional(),
   approval_policy: ApprovalPolicySchema.optional(),
   sandbox_mode: SandboxModeSchema.optional(),
   base_instructions: z.string().optional(),
   instructions: z.string().optional(),
   developer_instructions: z.string().optional(),
+  /** A permission profile id (the 0.169 TUI's title thread sends `:read-only` here). */
+  default_permissions: z.string().optional(),
 });
 
 /** Turns dotted keys (`a.b`) into nested tables. */
@@ -53,8 +57,23 @@ function threadConfig(config: Record<string, unknown> | null | undefined): z.inf
 /** The overrides thread/start, resume and fork share. */
 export type ThreadOverrideParams = Pick<
   AppServer.ThreadStartParams,
-  'model' | 'modelProvider' | 'cwd' | 'approvalPolicy' | 'sandbox' | 'config' | 'baseInstructions' | 'developerInstructions'
+  'model' | 'modelProvider' | 'cwd' | 'approvalPolicy' | 'sandbox' | 'permissions' | 'config' | 'baseInstructions' | 'developerInstructions'
 >;
+
+/**
+ * The sandbox mode of a thread's overrides: `permissions` (a profile id or the 0.130 object),
+ * `sandbox`, then the config's `default_permissions` and `sandbox_mode`. `permissions` and
+ * `sandbox` together are refused, as the reference does.
+ */
+function sandboxModeOf(params: ThreadOverrideParams, cfg: z.infer<typeof ThreadConfigSchema>): SandboxMode | undefined {
+  if (params.permissions) {
+    if (params.sandbox) throw RpcError.invalidRequest('Invalid request: `permissions` cannot be combined with `sandbox`');
+    return modeOfSelection(params.permissions);
+  }
+  if (params.sandbox) return params.sandbox;
+  if (cfg.default_permissions !== undefined) return modeOfProfile(cfg.default_permissions);
+  return cfg.sandbox_mode;
+}
 
 /**
  * Engine options for the given wire overrides; absent values are left out so the engine keeps
@@ -68,7 +87,7 @@ export function threadOptions(app: AppContext, params: ThreadOverrideParams): St
   }
   const cfg = threadConfig(params.config);
   const approval = params.approvalPolicy ? engineApprovalPolicy(params.approvalPolicy) : cfg.approval_policy;
-  const mode = params.sandbox ?? cfg.sandbox_mode;
+  const mode = sandboxModeOf(params, cfg);
   return defined({
     cwd: params.cwd ? path.resolve(app.cwd, params.cwd) : undefined,
     model: params.model ?? cfg.model,

@@ -22,7 +22,9 @@ import type { Handlers } from './types.js';
 /** The wire form of a loaded thread, with its current status. */
 export function wireLoadedThread(app: AppContext, thread: Thread, turns: AppServer.Turn[] = []): AppServer.Thread {
   const summary = app.manager.summaryOf(thread);
-  return projectThread({ summary, cliVersion: thread.meta.cliVersion, status: app.router.statusOf(thread.id), turns });
+  const wire = projectThread({ summary, cliVersion: thread.meta.cliVersion, status: app.router.statusOf(thread.id), turns });
+  // Loaded: the current settings decide `model` and `reasoningEffort` (0.171 fields).
+  return { ...wire, model: thread.settings.model, reasoningEffort: thread.settings.reasoningEffort };
 }
 
 /** The thread-session result for a loaded thread. */

@@ -7,10 +7,15 @@
  */
 import path from 'node:path';
 import type { AppServer, UserInput as EngineInput } from '@deputy/protocol';
-import type { TurnOverrides } from '@deputy/engine';
+import { sandboxPolicyFromMode, type TurnOverrides } from '@deputy/engine';
+import type { SandboxPolicy } from '@deputy/protocol';
+import { modeOfSelection } from '../permission-profiles.js';
 import { RpcError } from '@deputy/rpc/core';
 import { engineApprovalPolicy, engineSandbox } from '../project/threads.js';
 import { defined } from './common.js';
+
+/** The config's workspace-write settings a `:workspace` profile expands with. */
+type WorkspaceWriteOptions = Parameters<typeof sandboxPolicyFromMode>[1];
 
 /** Converts input for a turn in `cwd`; -32600 `input must not be empty` for `[]`. */
 export async function engineInput(input: readonly AppServer.UserInput[], cwd: string): Promise<EngineInput[]> {
@@ -37,7 +42,7 @@ export async function engineInput(input: readonly AppServer.UserInput[], cwd: st
  * Engine overrides of a `turn/start`; they become the thread's defaults, as in the reference.
  * A null `effort` or `summary` means "no change" (the TUI sends null on every turn).
  */
-export function turnOverrides(params: AppServer.TurnStartParams, serverCwd: string): TurnOverrides {
+export function turnOverrides(params: AppServer.TurnStartParams, serverCwd: string, workspaceWrite?: WorkspaceWriteOptions): TurnOverrides {
   const schema = params.outputSchema;
   if (schema !== undefined && schema !== null && (typeof schema !== 'object' || Array.isArray(schema))) {
     throw RpcError.invalidRequest('Invalid request: outputSchema must be a JSON Schema object');
@@ -46,9 +51,24 @@ export function turnOverrides(params: AppServer.TurnStartParams, serverCwd: stri
     cwd: params.cwd ? path.resolve(serverCwd, params.cwd) : undefined,
     model: params.model ?? undefined,
     approvalPolicy: params.approvalPolicy ? engineApprovalPolicy(params.approvalPolicy) : undefined,
-    sandboxPolicy: params.sandboxPolicy ? engineSandbox(params.sandboxPolicy) : undefined,
+    sandboxPolicy: sandboxOverride(params, workspaceWrite),
     reasoningEffort: params.effort ?? undefined,
     reasoningSummary: params.summary ?? undefined,
     outputSchema: (schema as Record<string, unknown> | null | undefined) ?? undefined,
   }) as TurnOverrides;
+}
+
+/**
+ * The sandbox a turn asks for: `permissions` (a profile id, as current clients repeat it on every
+ * turn, or the 0.130 object) or `sandboxPolicy`; both at once are refused.
+ */
+export function sandboxOverride(
+  params: Pick<AppServer.TurnStartParams, 'permissions' | 'sandboxPolicy'>,
+  workspaceWrite?: WorkspaceWriteOptions,
+): SandboxPolicy | undefined {
+  if (params.permissions) {
+    if (params.sandboxPolicy) throw RpcError.invalidRequest('Invalid request: `permissions` cannot be combined with `sandboxPolicy`');
+    return sandboxPolicyFromMode(modeOfSelection(params.permissions), workspaceWrite);
+  }
+  return params.sandboxPolicy ? engineSandbox(params.sandboxPolicy) : undefined;
 }

@@ -30,7 +30,7 @@ export function turnHandlers(app: AppContext): Handlers {
     'turn/start': async (params, ctx) => {
       const thread = requireLoaded(app, params.threadId);
       const input = await engineInput(params.input, thread.settings.cwd);
-      const overrides = turnOverrides(params, app.cwd);
+      const overrides = turnOverrides(params, app.cwd, app.runtime.config.sandboxWorkspaceWrite);
       refuseWhileRunning(thread);
       const release = app.router.hold(thread.id);
       afterResponse(ctx, release);

@@ -62,6 +62,23 @@ function leafPaths(table: Table, prefix = ''): string[] {
   });
 }
 
+/**
+ * A config table as clients are told it: an `approval_policy` of `on-failure` (at the top or in a
+ * profile) reads `on-request` (`generation.ts`, `reportedApprovalPolicy`). Layer versions stay
+ * those of the real tables, so a write against them is not refused as a conflict.
+ */
+function reportedTable(table: Table): Table {
+  const out: Table = { ...table };
+  if (out['approval_policy'] === 'on-failure') out['approval_policy'] = 'on-request';
+  const profiles = out['profiles'];
+  if (isTable(profiles)) {
+    out['profiles'] = Object.fromEntries(
+      Object.entries(profiles).map(([name, profile]) => [name, isTable(profile) ? reportedTable(profile) : profile]),
+    );
+  }
+  return out;
+}
+
 /** Builds the `config/read` result. */
 export function projectConfigRead(config: ResolvedConfig, includeLayers: boolean): AppServer.ConfigReadResult {
   const userTable = config.sources.fileTable;
@@ -77,7 +94,7 @@ export function projectConfigRead(config: ResolvedConfig, includeLayers: boolean
     for (const key of leafPaths(layer.config as Table)) origins[key] = { name: layer.name, version: layer.version };
   }
   const known = Object.fromEntries(KNOWN_KEYS.map((k) => [k, null]));
-  const result: AppServer.ConfigReadResult = { config: { ...known, profiles: {}, ...config.raw }, origins };
-  if (includeLayers) result.layers = layers;
+  const result: AppServer.ConfigReadResult = { config: reportedTable({ ...known, profiles: {}, ...config.raw }), origins };
+  if (includeLayers) result.layers = layers.map((layer) => ({ ...layer, config: reportedTable(layer.config as Table) }));
   return result;
 }

@@ -44,7 +44,18 @@ export function configWarning(summary: string): Outbound {
   return notification('configWarning', { summary, details: null });
 }
 
-/** `remoteControl/status/changed`: remote control is not offered, so always `disabled`. */
-export function remoteControlDisabled(): Outbound {
-  return notification('remoteControl/status/changed', { status: 'disabled', environmentId: null });
+/** What remote-control messages say about this server (`installation.ts`). */
+export interface ServerIdentity {
+  serverName: string;
+  installationId: string;
+}
+
+/** The remote-control status: not offered, so always `disabled`, with the server's identity. */
+export function remoteControlStatus(identity: ServerIdentity): AppServer.RemoteControlStatusChangedNotification {
+  return { status: 'disabled', serverName: identity.serverName, installationId: identity.installationId, environmentId: null };
+}
+
+/** `remoteControl/status/changed` (see `remoteControlStatus`). */
+export function remoteControlDisabled(identity: ServerIdentity): Outbound {
+  return notification('remoteControl/status/changed', remoteControlStatus(identity));
 }

@@ -14,6 +14,8 @@ import type {
 import { AppServer } from '@deputy/protocol';
 import type { ThreadSettings, ThreadSummary, TurnRecord } from '@deputy/engine';
 import { sandboxGrants, wholeSeconds, type WritableGrant } from '@deputy/engine/facts';
+import { reportedApprovalPolicy } from '../generation.js';
+import { activeProfileOf } from '../permission-profiles.js';
 import { projectItem } from './items.js';
 
 const KNOWN_SOURCES = new Set(['cli', 'vscode', 'exec', 'appServer', 'unknown']);
@@ -94,6 +96,9 @@ export function projectThread({ summary, cliVersion, status, turns = [] }: Threa
     gitInfo: null,
     name: summary.name,
     turns,
+    projectId: null,
+    model: summary.model,
+    recencyAt: wholeSeconds(summary.updatedAtMs),
   };
 }
 
@@ -200,11 +205,11 @@ export function projectSession({ thread, settings, modelProvider, instructionSou
     serviceTier: null,
     cwd: settings.cwd,
     instructionSources,
-    approvalPolicy: settings.approvalPolicy,
+    approvalPolicy: reportedApprovalPolicy(settings.approvalPolicy),
     approvalsReviewer: 'user',
     sandbox: projectSandbox(settings.sandboxPolicy),
     permissionProfile: permissionProfileOf(settings.sandboxPolicy),
-    activePermissionProfile: null,
+    activePermissionProfile: activeProfileOf(settings.sandboxPolicy),
     reasoningEffort: settings.reasoningEffort,
   };
 }

@@ -29,7 +29,12 @@ export interface Harness {
   /** Shared by every client of the harness. */
   validator: WireValidator;
   /** Opens a client; initializes it unless `initialize: false`. */
-  connect(options?: { initialize?: boolean; capabilities?: Record<string, unknown>; name?: string }): Promise<WireClient>;
+  connect(options?: {
+    initialize?: boolean;
+    capabilities?: Record<string, unknown>;
+    clientInfo?: { name: string; version: string };
+    name?: string;
+  }): Promise<WireClient>;
   close(): Promise<void>;
 }
 
@@ -60,7 +65,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       server.accept(serverSide, 'memory');
       const client = new WireClient(clientSide, { validator, name: connectOptions.name ?? `client ${clients.length + 1}` });
       clients.push(client);
-      if (connectOptions.initialize !== false) await client.initialize(connectOptions.capabilities ?? {});
+      if (connectOptions.initialize !== false) await client.initialize(connectOptions.capabilities ?? {}, connectOptions.clientInfo);
       return client;
     },
     async close() {

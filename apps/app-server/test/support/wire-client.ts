@@ -14,6 +14,7 @@ import {
   type RequestId,
 } from '@deputy/protocol';
 import type { Transport } from '@deputy/rpc';
+import { generationOf, type ClientGeneration } from '../../src/generation.js';
 import { WireValidator } from './wire-validator.js';
 
 /** A notification as received. */
@@ -49,6 +50,8 @@ export interface WireClientOptions {
 export class WireClient {
   readonly validator: WireValidator;
   readonly name: string;
+  /** The generation the server sees in this client's `initialize` (0.130 until then). */
+  generation: ClientGeneration = '0.130';
   /** Every message received, in order. */
   readonly received: JsonRpcMessage[] = [];
   /** Server→client requests received, in order. */
@@ -75,7 +78,7 @@ export class WireClient {
 
   async #read(): Promise<void> {
     for await (const message of this.transport.messages()) {
-      this.validator.serverSent(message);
+      this.validator.serverSent(message, this.generation);
       this.received.push(message);
       if (isJsonRpcRequest(message)) {
         this.serverRequests.push(message);
@@ -126,8 +129,13 @@ export class WireClient {
   }
 
   /** `initialize` + `initialized`; returns the initialize result. */
-  async initialize(capabilities: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
-    const result = await this.call('initialize', { clientInfo: { name: 'wire-test', version: '0.0.1' }, capabilities });
+  async initialize(
+    capabilities: Record<string, unknown> = {},
+    clientInfo: { name: string; version: string } = { name: 'wire-test', version: '0.0.1' },
+  ): Promise<Record<string, unknown>> {
+    const params = { clientInfo, capabilities };
+    this.generation = generationOf(params);
+    const result = await this.call('initialize', params);
     await this.notify('initialized');
     return result;
   }

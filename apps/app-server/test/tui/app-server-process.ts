@@ -30,6 +30,10 @@ export interface AppServerOptions {
   modelUrl: string;
   /** When set, the server requires this capability token (written to `tokenFile`). */
   capabilityToken?: { token: string; tokenFile: string };
+  /** The server's `approval_policy` (default `on-request`). */
+  approvalPolicy?: 'on-request' | 'on-failure';
+  /** Folders the server's config trusts (current TUIs ask the server whether a folder is trusted). */
+  trustedProjects?: readonly string[];
 }
 
 /** A running server. */
@@ -56,11 +60,11 @@ async function freePort(): Promise<number> {
 }
 
 /** The server config: the client's policies are sent on every turn, these are the defaults. */
-function serverConfigToml(modelUrl: string): string {
+function serverConfigToml(modelUrl: string, options: Pick<AppServerOptions, 'approvalPolicy' | 'trustedProjects'>): string {
   return [
     'model = "mock-model"',
     'model_provider = "mock"',
-    'approval_policy = "on-request"',
+    `approval_policy = "${options.approvalPolicy ?? 'on-request'}"`,
     'sandbox_mode = "read-only"',
     'check_for_update_on_startup = false',
     '',
@@ -71,6 +75,7 @@ function serverConfigToml(modelUrl: string): string {
     'request_max_retries = 0',
     'stream_max_retries = 0',
     '',
+    ...(options.trustedProjects ?? []).flatMap((dir) => [`[projects.${JSON.stringify(dir)}]`, 'trust_level = "trusted"', '']),
   ].join('\n');
 }
 
@@ -97,7 +102,7 @@ export async function startAppServer(options: AppServerOptions): Promise<AppServ
   if (options.kind === 'deputy' && !existsSync(DEPUTY_APP_SERVER_MAIN)) {
     throw new Error(`${DEPUTY_APP_SERVER_MAIN} is missing; build it first (pnpm build)`);
   }
-  await writeFile(path.join(options.home, 'config.toml'), serverConfigToml(options.modelUrl));
+  await writeFile(path.join(options.home, 'config.toml'), serverConfigToml(options.modelUrl, options));
   const port = await freePort();
   const listen = ['--listen', `ws://127.0.0.1:${port}`];
   if (options.capabilityToken) {

@@ -1,23 +1,34 @@
 /**
- * Finds the official Codex 0.130.0 native binary that `scripts/install-codex-tui.sh` installs
- * into a cache folder outside the repo (`DEPUTY_CODEX_CACHE`, else
- * `~/.cache/deputy/codex-0.130.0`), or takes `DEPUTY_CODEX_BIN`. It never installs anything: a
- * missing binary is an error telling how to install it, so the TUI test fails instead of
- * skipping.
+ * Finds the official Codex native binaries that `scripts/install-codex-tui.sh` installs into cache
+ * folders outside the repo: 0.130.0 (`DEPUTY_CODEX_CACHE`, else
+ * `~/.cache/deputy/codex-0.130.0`; or `DEPUTY_CODEX_BIN`) and 0.171.0
+ * (`<DEPUTY_CODEX_CACHE_ROOT or ~/.cache/deputy>/codex-0.171.0`; or `DEPUTY_CODEX_171_BIN`). It
+ * never installs anything: a missing binary is an error telling how to install it, so the TUI
+ * test fails instead of skipping.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-/** The pinned TUI version. */
-export const CODEX_TUI_VERSION = '0.130.0';
+/** The TUI versions the acceptance test drives: a 0.130 client and a current one. */
+export const CODEX_TUI_VERSIONS = ['0.130.0', '0.171.0'] as const;
+/** One of them. */
+export type CodexTuiVersion = (typeof CODEX_TUI_VERSIONS)[number];
+
+/** The first pinned TUI version (the reference the benches compare against). */
+export const CODEX_TUI_VERSION: CodexTuiVersion = '0.130.0';
 
 /** The install command CI and developers run. */
 export const INSTALL_HINT = 'bash scripts/install-codex-tui.sh';
 
-/** The cache folder the install script uses for `env`. */
-export function codexCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.DEPUTY_CODEX_CACHE || path.join(env.HOME || os.homedir(), '.cache', 'deputy', `codex-${CODEX_TUI_VERSION}`);
+/** The environment variable that names a version's binary directly. */
+const BIN_ENV: Record<CodexTuiVersion, string> = { '0.130.0': 'DEPUTY_CODEX_BIN', '0.171.0': 'DEPUTY_CODEX_171_BIN' };
+
+/** The cache folder the install script uses for `version` and `env`. */
+export function codexCacheDir(env: NodeJS.ProcessEnv = process.env, version: CodexTuiVersion = CODEX_TUI_VERSION): string {
+  if (version === '0.130.0' && env.DEPUTY_CODEX_CACHE) return env.DEPUTY_CODEX_CACHE;
+  const root = env.DEPUTY_CODEX_CACHE_ROOT || path.join(env.HOME || os.homedir(), '.cache', 'deputy');
+  return path.join(root, `codex-${version}`);
 }
 
 const PLATFORM_PACKAGES: Record<string, string> = {
@@ -41,17 +52,18 @@ function findExecutable(dir: string, depth: number): string | null {
   return null;
 }
 
-/** The native binary's path. Throws, naming the install command, when it is not installed. */
-export function requireCodexBinary(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.DEPUTY_CODEX_BIN) {
-    if (existsSync(env.DEPUTY_CODEX_BIN)) return env.DEPUTY_CODEX_BIN;
-    throw new Error(`DEPUTY_CODEX_BIN=${env.DEPUTY_CODEX_BIN} does not exist; unset it or run \`${INSTALL_HINT}\``);
+/** A version's native binary. Throws, naming the install command, when it is not installed. */
+export function requireCodexBinary(env: NodeJS.ProcessEnv = process.env, version: CodexTuiVersion = CODEX_TUI_VERSION): string {
+  const named = env[BIN_ENV[version]];
+  if (named) {
+    if (existsSync(named)) return named;
+    throw new Error(`${BIN_ENV[version]}=${named} does not exist; unset it or run \`${INSTALL_HINT}\``);
   }
   const pkg = PLATFORM_PACKAGES[`${process.platform}-${process.arch}`];
-  const cache = codexCacheDir(env);
+  const cache = codexCacheDir(env, version);
   const found = pkg === undefined ? null : findExecutable(path.join(cache, 'node_modules', '@openai', pkg, 'vendor'), 4);
   if (found === null) {
-    throw new Error(`the Codex ${CODEX_TUI_VERSION} TUI is not installed under ${cache}; run \`${INSTALL_HINT}\` (it installs @openai/codex@${CODEX_TUI_VERSION} with npm outside the repo)`);
+    throw new Error(`the Codex ${version} TUI is not installed under ${cache}; run \`${INSTALL_HINT}\` (it installs @openai/codex@${version} with npm outside the repo)`);
   }
   return found;
 }

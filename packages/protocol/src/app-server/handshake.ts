@@ -8,6 +8,9 @@ import type { z } from 'zod';
 import { InitializeParamsSchema, InitializeResultSchema } from './initialize.js';
 import { NoParamsSchema } from './primitives.js';
 
+/** Which notifications a 0.130 connection must not get (a list of names; no schemas load). */
+export { CURRENT_ONLY_SERVER_NOTIFICATIONS } from './unsupported-current.js';
+
 /** The `initialize` row of `clientRequests` (params required, not experimental). */
 export const handshakeRequests = {
   initialize: { params: InitializeParamsSchema, result: InitializeResultSchema, paramsRequired: true, experimental: undefined },

@@ -220,3 +220,20 @@ export {
   DELIBERATELY_UNSUPPORTED, NOT_YET, LEGACY_CLIENT_REQUESTS, ACCEPTED_CLIENT_REQUEST_METHODS,
   isAcceptedClientRequestMethod,
 } from './unsupported.js';
+export {
+  InputReasoningEffortSchema,
+} from './policies.js';
+export {
+  TurnUserInputSchema,
+} from './items.js';
+export {
+  PermissionProfileListParamsSchema, PermissionProfileListResultSchema, ThreadSettingsUpdateParamsSchema,
+  ThreadSettingsSchema, ThreadSettingsUpdatedNotificationSchema, RemoteControlStatusSchema,
+  ModelProviderListResultSchema, ModelProviderConfigWriteParamsSchema,
+} from './current.js';
+export type {
+  ThreadSettingsUpdateParams, ThreadSettings, ModelProviderConfigWriteParams,
+} from './current.js';
+export {
+  CURRENT_ONLY_CLIENT_REQUESTS, CURRENT_UNSERVED, CURRENT_ONLY_SERVER_NOTIFICATIONS,
+} from './unsupported-current.js';

@@ -26,6 +26,15 @@ export const InitializeCapabilitiesSchema = z.object({
    * Filters notifications only, never responses or server requests.
    */
   optOutNotificationMethods: z.array(z.string()).nullish(),
+  /**
+   * Keys only current clients (the 0.169+ protocol) send; their presence tells the server which
+   * generation the client speaks (docs/app-server.md "Client generations"). Not acted on otherwise.
+   */
+  requestAttestation: z.boolean().nullish(),
+  requiredHumanApproval: z.boolean().nullish(),
+  explicitGatewayOauth: z.boolean().nullish(),
+  mcpServerOpenaiFormElicitation: z.boolean().nullish(),
+  extensions: z.unknown().optional(),
 });
 export type InitializeCapabilities = z.infer<typeof InitializeCapabilitiesSchema>;
 

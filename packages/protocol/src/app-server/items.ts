@@ -52,6 +52,30 @@ export const UserInputSchema = z.discriminatedUnion('type', [
     path: z.string(),
   }),
 ]);
+
+/** Why a current client's input part is refused, or null when `UserInputSchema` may judge it. */
+function refusedInput(part: unknown): string | null {
+  if (typeof part !== 'object' || part === null) return null;
+  const { type, url, fileId } = part as Record<string, unknown>;
+  if (type === 'image' && fileId !== undefined && url === undefined) {
+    return 'image input by `fileId` (an uploaded file) is not supported by this server; send the image as `url` or `localImage`';
+  }
+  if (type === 'audio' || type === 'localAudio') return `\`${type}\` input is not supported by this server`;
+  return null;
+}
+
+/**
+ * A user input part of `turn/start` and `turn/steer`: `UserInputSchema`, except that the parts
+ * only current clients send and Deputy cannot use (an image by `fileId`, `audio`, `localAudio`)
+ * are refused with a plain message instead of a parser error.
+ */
+export const TurnUserInputSchema = z
+  .unknown()
+  .superRefine((part, ctx) => {
+    const reason = refusedInput(part);
+    if (reason !== null) ctx.addIssue({ code: 'custom', message: reason, continue: false });
+  })
+  .pipe(UserInputSchema);
 export type UserInput = z.infer<typeof UserInputSchema>;
 
 /** What a shell command does, as parsed for display. */

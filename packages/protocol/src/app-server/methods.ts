@@ -117,6 +117,38 @@ import {
   TurnPlanUpdatedNotificationSchema,
   WarningNotificationSchema,
 } from './notifications.js';
+import {
+  AccountSecuritySetupReadResultSchema,
+  AccountSessionListResultSchema,
+  AccountUsageReadResultSchema,
+  AccountWorkspaceMessagesReadResultSchema,
+  AnyObjectParamsSchema,
+  AppsInstalledParamsSchema,
+  AppsInstalledResultSchema,
+  BedrockCheckGovCloudRequirementsResultSchema,
+  GatewayOAuthReadResultSchema,
+  ModelProviderConfigWriteParamsSchema,
+  ModelProviderConfigWriteResultSchema,
+  ModelProviderDefaultSetParamsSchema,
+  ModelProviderListResultSchema,
+  PermissionProfileListParamsSchema,
+  PermissionProfileListResultSchema,
+  PluginInstalledParamsSchema,
+  PluginInstalledResultSchema,
+  RemoteControlClientsListParamsSchema,
+  RemoteControlClientsListResultSchema,
+  RemoteControlStatusSchema,
+  ThreadBackgroundTerminalsListParamsSchema,
+  ThreadBackgroundTerminalsListResultSchema,
+  ThreadBackgroundTerminalsTerminateParamsSchema,
+  ThreadBackgroundTerminalsTerminateResultSchema,
+  ThreadRealtimeListParamsSchema,
+  ThreadRealtimeListResultSchema,
+  ThreadSettingsUpdatedNotificationSchema,
+  ThreadSettingsUpdateParamsSchema,
+  UserVerificationCancelParamsSchema,
+  UserVerificationStatusResultSchema,
+} from './current.js';
 import { EmptyResultSchema, NoParamsSchema } from './primitives.js';
 import {
   CommandExecutionRequestApprovalParamsSchema,
@@ -326,6 +358,40 @@ export const clientRequests = {
   'fuzzyFileSearch/sessionStart': request(FuzzyFileSearchSessionStartParamsSchema, EmptyResultSchema, { wholeMethod: true }),
   'fuzzyFileSearch/sessionUpdate': request(FuzzyFileSearchSessionUpdateParamsSchema, EmptyResultSchema, { wholeMethod: true }),
   'fuzzyFileSearch/sessionStop': request(FuzzyFileSearchSessionStopParamsSchema, EmptyResultSchema, { wholeMethod: true }),
+  // Methods only current clients (reference 0.171) call, in the 0.171 reference's order.
+  'userVerification/status': request(AnyObjectParamsSchema, UserVerificationStatusResultSchema, { wholeMethod: true }),
+  'userVerification/delete': request(AnyObjectParamsSchema, EmptyResultSchema, { wholeMethod: true }),
+  'userVerification/cancel': request(UserVerificationCancelParamsSchema, EmptyResultSchema, { wholeMethod: true }),
+  'thread/settings/update': request(ThreadSettingsUpdateParamsSchema, EmptyResultSchema, { wholeMethod: true }),
+  'thread/backgroundTerminals/list': request(ThreadBackgroundTerminalsListParamsSchema, ThreadBackgroundTerminalsListResultSchema, {
+    wholeMethod: true,
+  }),
+  'thread/backgroundTerminals/terminate': request(
+    ThreadBackgroundTerminalsTerminateParamsSchema,
+    ThreadBackgroundTerminalsTerminateResultSchema,
+    { wholeMethod: true },
+  ),
+  'plugin/installed': request(PluginInstalledParamsSchema, PluginInstalledResultSchema),
+  'app/installed': request(AppsInstalledParamsSchema, AppsInstalledResultSchema),
+  'thread/realtime/list': request(ThreadRealtimeListParamsSchema, ThreadRealtimeListResultSchema, { wholeMethod: true }),
+  'account/gatewayOAuth/read': requestWithoutParams(GatewayOAuthReadResultSchema),
+  'account/gatewayOAuth/cancel': requestWithoutParams(EmptyResultSchema),
+  'modelProvider/list': request(AnyObjectParamsSchema, ModelProviderListResultSchema),
+  'modelProvider/config/write': request(ModelProviderConfigWriteParamsSchema, ModelProviderConfigWriteResultSchema),
+  'modelProvider/default/set': request(ModelProviderDefaultSetParamsSchema, EmptyResultSchema),
+  'permissionProfile/list': request(PermissionProfileListParamsSchema, PermissionProfileListResultSchema),
+  'remoteControl/disable': requestWithoutParams(RemoteControlStatusSchema),
+  'remoteControl/status/read': requestWithoutParams(RemoteControlStatusSchema),
+  'remoteControl/client/list': request(RemoteControlClientsListParamsSchema, RemoteControlClientsListResultSchema, {
+    wholeMethod: true,
+  }),
+  'account/bedrock/checkGovCloudRequirements': request(AnyObjectParamsSchema, BedrockCheckGovCloudRequirementsResultSchema, {
+    wholeMethod: true,
+  }),
+  'accountSession/list': request(AnyObjectParamsSchema, AccountSessionListResultSchema, { wholeMethod: true }),
+  'account/securitySetup/read': requestWithoutParams(AccountSecuritySetupReadResultSchema),
+  'account/usage/read': requestWithoutParams(AccountUsageReadResultSchema),
+  'account/workspaceMessages/read': requestWithoutParams(AccountWorkspaceMessagesReadResultSchema),
 } as const satisfies Readonly<Record<string, ClientRequestSpec>>;
 
 /** Server→client notifications we send: method → params schema and audience. */
@@ -371,6 +437,8 @@ export const serverNotifications = {
   'fuzzyFileSearch/sessionUpdated': notification(FuzzyFileSearchSessionUpdatedNotificationSchema, 'connection'),
   'fuzzyFileSearch/sessionCompleted': notification(FuzzyFileSearchSessionCompletedNotificationSchema, 'connection'),
   'account/login/completed': notification(AccountLoginCompletedNotificationSchema, 'all'),
+  // Notifications only current clients know (sent only to current connections).
+  'thread/settings/updated': notification(ThreadSettingsUpdatedNotificationSchema, 'subscribers'),
 } as const satisfies Readonly<Record<string, ServerNotificationSpec>>;
 
 /** Server→client requests we send: method → params and the client's result. */

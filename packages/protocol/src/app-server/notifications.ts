@@ -288,6 +288,10 @@ export const RemoteControlStatusChangedNotificationSchema = z.object({
   status: z.enum(['disabled', 'connecting', 'connected', 'errored']),
   /** Remote environment id, null when none. */
   environmentId: z.string().nullable(),
+  /** This machine's name (0.171, required there). */
+  serverName: z.string(),
+  /** A stable id of this installation (0.171, required there). */
+  installationId: z.string(),
 });
 export type RemoteControlStatusChangedNotification = z.infer<typeof RemoteControlStatusChangedNotificationSchema>;
 

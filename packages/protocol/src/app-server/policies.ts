@@ -7,7 +7,7 @@
  * shapes to engine types is the app's job, not this module's.
  */
 import { z } from 'zod';
-import { ApprovalPolicySchema } from '../core/policies.js';
+import { ApprovalPolicySchema, ReasoningEffortSchema } from '../core/policies.js';
 import { AbsolutePathSchema, UIntSchema } from './primitives.js';
 
 /**
@@ -216,12 +216,40 @@ export type ActivePermissionProfile = z.infer<typeof ActivePermissionProfileSche
  * Selects a named permission profile (`permissions` of thread/start, resume, fork and
  * turn/start). Experimental.
  */
-export const PermissionProfileSelectionSchema = z.object({
-  /** The only selection kind: a named profile. */
-  type: z.literal('profile'),
-  /** Profile id. */
-  id: z.string(),
-  /** Modifications to apply on top. */
-  modifications: z.array(PermissionProfileModificationSchema).nullish(),
-});
+export const PermissionProfileSelectionSchema = z.union([
+  /** Current clients (0.169+): the profile id alone, e.g. `:workspace`. */
+  z.string(),
+  /** 0.130 clients: `{type: "profile", id, modifications?}`. */
+  z.object({
+    /** The only selection kind: a named profile. */
+    type: z.literal('profile'),
+    /** Profile id. */
+    id: z.string(),
+    /** Modifications to apply on top. */
+    modifications: z.array(PermissionProfileModificationSchema).nullish(),
+  }),
+]);
 export type PermissionProfileSelection = z.infer<typeof PermissionProfileSelectionSchema>;
+
+/** Efforts current clients may send that run as `xhigh`, the strongest effort Deputy's engine knows. */
+const XHIGH_ALIASES: ReadonlySet<string> = new Set(['max', 'ultra']);
+
+/**
+ * A reasoning effort as a client sends it: 0.130 sent one of `none` … `xhigh`; current clients may
+ * send any non-empty string (the 0.171 catalogue uses `max` and `ultra`). Parses to the engine's
+ * efforts: known values pass, `max` and `ultra` become `xhigh`, anything else is refused with the
+ * list of what is understood.
+ */
+export const InputReasoningEffortSchema = z
+  .string()
+  .min(1)
+  .transform((value, ctx) => {
+    const effort = XHIGH_ALIASES.has(value) ? 'xhigh' : value;
+    const parsed = ReasoningEffortSchema.safeParse(effort);
+    if (parsed.success) return parsed.data;
+    ctx.addIssue({
+      code: 'custom',
+      message: `reasoning effort \`${value}\` is not supported by this server; use one of ${ReasoningEffortSchema.options.join(', ')} (max and ultra run as xhigh)`,
+    });
+    return z.NEVER;
+  });

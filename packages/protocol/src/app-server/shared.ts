@@ -194,6 +194,14 @@ export const ThreadSchema = z.object({
   name: z.string().nullable(),
   /** Turns, filled only where a method says so; `[]` otherwise. */
   turns: z.array(TurnSchema),
+  /** Project the thread belongs to (0.171, required there); null: Deputy has no projects yet. */
+  projectId: z.string().nullable().default(null),
+  /** Current model when loaded, else the latest persisted one (0.171). */
+  model: z.string().nullish(),
+  /** Current reasoning effort when known (0.171; any non-empty string there). */
+  reasoningEffort: z.string().min(1).nullish(),
+  /** Unix seconds used for recency ordering (0.171); Deputy's is `updatedAt`. */
+  recencyAt: Int64Schema.nullish(),
 });
 export type Thread = z.infer<typeof ThreadSchema>;
 

@@ -4,11 +4,12 @@
  * that turn. Turn-level overrides become the thread's defaults for later turns.
  */
 import { z } from 'zod';
-import { ReasoningEffortSchema, ReasoningSummarySchema } from '../core/policies.js';
-import { UserInputSchema } from './items.js';
+import { ReasoningSummarySchema } from '../core/policies.js';
+import { TurnUserInputSchema } from './items.js';
 import {
   ApprovalsReviewerSchema,
   AskForApprovalSchema,
+  InputReasoningEffortSchema,
   PermissionProfileSelectionSchema,
   PersonalitySchema,
   SandboxPolicySchema,
@@ -29,7 +30,7 @@ export const CollaborationModeSchema = z.object({
     /** Model to use. */
     model: z.string(),
     /** Reasoning effort, null for the model default. */
-    reasoning_effort: ReasoningEffortSchema.nullish(),
+    reasoning_effort: InputReasoningEffortSchema.nullish(),
     /** Instructions for the mode; null means the built-in ones. */
     developer_instructions: z.string().nullish(),
   }),
@@ -44,7 +45,7 @@ export const TurnStartParamsSchema = z.object({
   /** The thread; it must be loaded (`thread not found: <id>` otherwise). */
   threadId: z.string(),
   /** The user's input. A compatible server rejects `[]`. */
-  input: z.array(UserInputSchema),
+  input: z.array(TurnUserInputSchema),
   /** Working directory override. */
   cwd: z.string().nullish(),
   /** Model override. */
@@ -58,7 +59,7 @@ export const TurnStartParamsSchema = z.object({
   /** Sandbox override, object form only (a string is rejected). */
   sandboxPolicy: SandboxPolicySchema.nullish(),
   /** Reasoning effort override. */
-  effort: ReasoningEffortSchema.nullish(),
+  effort: InputReasoningEffortSchema.nullish(),
   /** Reasoning summary override. */
   summary: ReasoningSummarySchema.nullish(),
   /** Personality override. */
@@ -96,7 +97,7 @@ export const TurnSteerParamsSchema = z.object({
   /** Id of the turn the client believes is running; a mismatch is an error. */
   expectedTurnId: z.string(),
   /** The extra input. */
-  input: z.array(UserInputSchema),
+  input: z.array(TurnUserInputSchema),
   /** Metadata for the Responses API request. */
   responsesapiClientMetadata: ResponsesApiClientMetadataSchema.nullish(),
 });

@@ -6,6 +6,8 @@
  * registry test fails when a reference method is neither in `methods.ts` nor listed here.
  */
 
+import { CURRENT_ONLY_CLIENT_REQUESTS } from './unsupported-current.js';
+
 const REALTIME = 'voice/realtime sessions need the OpenAI Realtime API; out of scope';
 const WINDOWS = 'Windows sandbox only; Deputy sandboxes with bubblewrap on Linux';
 const CHATGPT_BACKEND = 'talks to ChatGPT back-end services we do not reach';
@@ -130,6 +132,8 @@ export const ACCEPTED_CLIENT_REQUEST_METHODS: readonly string[] = [
   'config/value/write', 'config/batchWrite', 'configRequirements/read', 'account/read',
   'getConversationSummary', 'gitDiffToRemote', 'getAuthStatus', 'fuzzyFileSearch',
   'fuzzyFileSearch/sessionStart', 'fuzzyFileSearch/sessionUpdate', 'fuzzyFileSearch/sessionStop',
+  // Then the names only current clients send (reference 0.171), in its order.
+  ...CURRENT_ONLY_CLIENT_REQUESTS,
 ];
 
 /** True when the reference accepts `method` as a request name (whether or not we serve it). */

@@ -1,7 +1,11 @@
 /**
  * Drift test: every method in our tables has fixtures, and every fixture example is accepted by
- * our zod schema and by the reference JSON Schema of Codex 0.130.0 — both as written and after
- * our schema parsed it (so what we would send stays valid for the reference).
+ * our zod schema and by the reference JSON Schemas (Codex 0.130.0 and 0.171.0). An example as
+ * written must match at least one reference version that has the method (a 0.130 client's
+ * request need not be a valid 0.171 request); what we send, i.e. a result, notification or
+ * server request after our schema parsed it, must match every version that has the method, since
+ * one server answers both generations with superset shapes. Client requests after our parse
+ * must still match at least one version.
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -12,7 +16,11 @@ import {
   serverRequests,
 } from '../../src/app-server/methods.js';
 import { fixtureMethods, fixtureParams, hasFixture, readFixture } from '../support/fixtures.js';
-import { validateAgainstReference, type ReferenceKind } from '../support/reference-schema.js';
+import {
+  validateAgainstEveryReference,
+  validateAgainstReference,
+  type ReferenceKind,
+} from '../support/reference-schema.js';
 
 /** Parses with our schema and fails the test with zod's own explanation. */
 function parseOurs(schema: z.ZodType, value: unknown, label: string): unknown {
@@ -23,18 +31,27 @@ function parseOurs(schema: z.ZodType, value: unknown, label: string): unknown {
   return parsed.data;
 }
 
-/** Validates against the reference and fails the test with Ajv's errors. */
-function expectReference(kind: ReferenceKind, method: string, value: unknown, label: string): void {
-  const outcome = validateAgainstReference(kind, method, value);
-  expect(outcome.valid, `${label} rejected by reference ${outcome.definition}:\n${outcome.errors.join('\n')}`).toBe(true);
+/**
+ * Validates against the reference versions that have the method (`every` of them, or at least
+ * one) and fails the test with Ajv's errors.
+ */
+function expectReference(kind: ReferenceKind, method: string, value: unknown, label: string, every: boolean): void {
+  const outcomes = validateAgainstEveryReference(kind, method, value);
+  const failed = outcomes.filter((outcome) => !outcome.valid);
+  const ok = every ? failed.length === 0 : failed.length < outcomes.length;
+  const detail = failed.map((o) => `reference ${o.version} ${o.definition}:\n${o.errors.join('\n')}`).join('\n');
+  expect(ok, `${label} rejected by ${detail}`).toBe(true);
 }
 
-/** Checks one example both ways, then checks our parsed output against the reference again. */
+/** What the server sends (as opposed to what a client sends). */
+const isOutbound = (kind: ReferenceKind): boolean => kind !== 'request' && kind !== 'serverResponse';
+
+/** Checks one example both ways, then checks our parsed output against the references again. */
 function checkExample(kind: ReferenceKind, method: string, schema: z.ZodType, example: unknown, label: string): void {
   const value = fixtureParams(example);
-  expectReference(kind, method, value, `${label} (as written)`);
+  expectReference(kind, method, value, `${label} (as written)`, false);
   const parsed = parseOurs(schema, value, label);
-  expectReference(kind, method, parsed, `${label} (after our parse)`);
+  expectReference(kind, method, parsed, `${label} (after our parse)`, isOutbound(kind));
 }
 
 describe('fixture coverage', () => {
@@ -110,5 +127,21 @@ describe('the reference validator', () => {
 
   it('throws for a method the reference does not have', () => {
     expect(() => validateAgainstReference('request', 'no/such/method', {})).toThrow(/no request method no\/such\/method/);
+  });
+
+  it('checks a method against every version that has it', () => {
+    expect(validateAgainstEveryReference('request', 'thread/start', {}).map((o) => o.version)).toEqual(['0.130', '0.171']);
+    expect(validateAgainstEveryReference('request', 'thread/rollback', { threadId: 't', numTurns: 1 }).map((o) => o.version)).toEqual(['0.130']);
+    expect(validateAgainstEveryReference('request', 'permissionProfile/list', {}).map((o) => o.version)).toEqual(['0.171']);
+  });
+
+  it('tells the generations apart: a string permissions is 0.171 only, on-failure 0.130 only', () => {
+    const byVersion = (kind: ReferenceKind, method: string, value: unknown) =>
+      Object.fromEntries(validateAgainstEveryReference(kind, method, value).map((o) => [o.version, o.valid]));
+    expect(byVersion('request', 'thread/start', { permissions: ':read-only' })).toEqual({ '0.130': false, '0.171': true });
+    expect(byVersion('request', 'turn/start', { threadId: 't', input: [], approvalPolicy: 'on-failure' })).toEqual({
+      '0.130': true,
+      '0.171': false,
+    });
   });
 });

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { clientRequests, serverNotifications } from '../../src/app-server/methods.js';
 import { fixtureParams, readFixture } from '../support/fixtures.js';
 
-const dir = new URL('../reference-schema/codex-0.171-mcp-oauth/', import.meta.url);
+const dir = new URL('../reference-schema/codex-0.171/v2/', import.meta.url);
 const ajv = new Ajv({ strict: false, allErrors: true });
 addFormats.default(ajv);
 const validator = (name: string) => ajv.compile(JSON.parse(readFileSync(fileURLToPath(new URL(`${name}.json`, dir)), 'utf8')) as object);

@@ -61,7 +61,20 @@ describe('params strictness', () => {
     const withoutParams = Object.entries(clientRequests)
       .filter(([, spec]) => !spec.paramsRequired)
       .map(([method]) => method);
-    expect(withoutParams).toEqual(['config/mcpServer/reload', 'account/logout', 'account/rateLimits/read', 'configRequirements/read']);
+    expect(withoutParams).toEqual([
+      'config/mcpServer/reload',
+      'account/logout',
+      'account/rateLimits/read',
+      'configRequirements/read',
+      // 0.171: defined without params, or with params that may be absent.
+      'account/gatewayOAuth/read',
+      'account/gatewayOAuth/cancel',
+      'remoteControl/disable',
+      'remoteControl/status/read',
+      'account/securitySetup/read',
+      'account/usage/read',
+      'account/workspaceMessages/read',
+    ]);
     for (const [method, spec] of Object.entries(clientRequests)) {
       expect(spec.params.safeParse(undefined).success, method).toBe(!spec.paramsRequired);
     }
