@@ -46,6 +46,9 @@ export interface AppServerOptions {
   /** Outbound queue limits of ws, unix and memory connections (stdio has no hard limit). */
   outboundSoftLimit?: number;
   outboundHardLimit?: number;
+  /** Outbound byte limits per connection (see `ConnectionOptions`); defaults 8 MiB and 32 MiB. */
+  outboundSoftBytes?: number;
+  outboundBudgetBytes?: number;
   /**
    * Told when the engine cannot be opened (a configuration that does not load, a store that does
    * not open), once the requests that waited for it have been answered with the error. The next
@@ -118,6 +121,9 @@ export class DeputyAppServer {
       logger: this.#logger,
       outboundSoftLimit: this.options.outboundSoftLimit,
       outboundHardLimit: kind === 'stdio' ? Infinity : this.options.outboundHardLimit,
+      // stdio cannot be reconnected: over budget it only answers -32001 (docs/app-server.md "Limits").
+      outboundSoftBytes: this.options.outboundSoftBytes,
+      outboundBudgetBytes: kind === 'stdio' ? Infinity : this.options.outboundBudgetBytes,
     });
     const validateOutput = this.options.validateOutput ? this.#path.tables.value?.protocol : undefined;
     const state = new ConnectionState(connection, kind, { validateOutput });

@@ -56,6 +56,22 @@ describe('request ids beyond ±(2^53−1)', () => {
   });
 });
 
+describe('thread/list bounds', () => {
+  it('refuses a searchTerm over 1024 characters or holding NUL with a clear -32600, and caps the page', async () => {
+    const ws = peers[1] as RawPeer;
+    ws.send(JSON.stringify({ method: 'thread/list', id: 'long', params: { searchTerm: 's'.repeat(2 * 1024 * 1024) } }));
+    const long = await ws.waitText((t) => t.includes('"id":"long"'));
+    expect(long.value.error?.code).toBe(-32600);
+    expect(long.value.error?.message).toBe('Invalid request: searchTerm is 2097152 characters long; the limit is 1024');
+    ws.send(JSON.stringify({ method: 'thread/list', id: 'nul', params: { searchTerm: 'ab\u0000cd' } }));
+    const nul = await ws.waitText((t) => t.includes('"id":"nul"'));
+    expect(nul.value.error).toEqual({ code: -32600, message: 'Invalid request: searchTerm must not contain NUL (U+0000)' });
+    ws.send(JSON.stringify({ method: 'thread/list', id: 'max', params: { searchTerm: 'x'.repeat(1024), limit: 4294967295 } }));
+    expect((await ws.waitText((t) => t.includes('"id":"max"'))).value.result).toEqual({ data: [], nextCursor: null, backwardsCursor: null });
+    expect(server.stderr()).not.toContain('unterminated string');
+  });
+});
+
 describe('the stdio line limit', () => {
   it('answers a line over 64 MiB with -32600 "message too large" under its id, and keeps serving', async () => {
     const stdio = peers[0] as RawPeer;

@@ -22,6 +22,8 @@ export interface HarnessOptions {
   /** Connection outbound limits (memory connections). */
   outboundSoftLimit?: number;
   outboundHardLimit?: number;
+  outboundSoftBytes?: number;
+  outboundBudgetBytes?: number;
 }
 
 /** The config.toml of a test home. */

@@ -45,6 +45,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     logger: createLogger('error'),
     outboundSoftLimit: options.outboundSoftLimit,
     outboundHardLimit: options.outboundHardLimit,
+    outboundSoftBytes: options.outboundSoftBytes,
+    outboundBudgetBytes: options.outboundBudgetBytes,
   });
   const validator = new WireValidator();
   const clients: WireClient[] = [];

@@ -103,9 +103,17 @@ class StdioTransport implements Transport {
     return this.#queue;
   }
 
+  encode(message: JsonRpcMessage): string {
+    return encodeMessage(message, { versionField: this.#options.versionField });
+  }
+
   async send(message: JsonRpcMessage): Promise<void> {
+    await this.sendEncoded(this.encode(message));
+  }
+
+  async sendEncoded(text: string): Promise<void> {
     if (this.#isClosed) throw new Error('stdio transport is closed');
-    const line = toLine(encodeMessage(message, { versionField: this.#options.versionField }));
+    const line = toLine(text);
     if (this.#output.write(line)) return;
     try {
       await once(this.#output, 'drain', { signal: this.#closing.signal });
