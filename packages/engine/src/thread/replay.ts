@@ -127,7 +127,7 @@ function repairUnfinished(state: ReplayedThread, nowMs: number): void {
   for (const turn of state.turns) {
     if (turn.info.status !== 'inProgress') continue;
     const lastAgent = [...turn.items].reverse().find((i) => i.type === 'agentMessage');
-    turn.info = { ...turn.info, status: 'interrupted', completedAtMs: nowMs, lastAgentMessage: lastAgent?.type === 'agentMessage' ? lastAgent.text : null };
+    turn.info = { ...turn.info, status: 'interrupted', completedAtMs: null, lastAgentMessage: lastAgent?.type === 'agentMessage' ? lastAgent.text : null };
     state.repairs.push({ type: 'turn_ended', payload: { turn: turn.info } });
   }
 }
@@ -204,7 +204,7 @@ export function messageTurns(lines: readonly RolloutLine[], nowMs = Date.now()):
   for (const turn of turns) {
     if (turn.info.status !== 'inProgress') continue;
     const lastAgent = [...turn.items].reverse().find((i) => i.type === 'agentMessage');
-    turn.info = { ...turn.info, status: 'interrupted', completedAtMs: nowMs, lastAgentMessage: lastAgent?.type === 'agentMessage' ? lastAgent.text : null };
+    turn.info = { ...turn.info, status: 'interrupted', completedAtMs: null, lastAgentMessage: lastAgent?.type === 'agentMessage' ? lastAgent.text : null };
   }
   return turns;
 }
