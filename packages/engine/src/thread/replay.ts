@@ -28,6 +28,16 @@ export interface ReplayedThread {
   contextKey: string | null;
 }
 
+/**
+ * Adds an item to a turn's items, replacing an earlier line for the same item id: a `partial`
+ * agent text line is followed by its longer successors, then by the completed item.
+ */
+function upsertItem(items: ThreadItem[], item: ThreadItem): void {
+  const at = item.type === 'agentMessage' ? items.findIndex((i) => i.id === item.id) : -1;
+  if (at === -1) items.push(item);
+  else items[at] = item;
+}
+
 /** Replays rollout lines (after `session_meta`) into thread state. */
 export function replayRollout(lines: readonly { type: string; payload: Record<string, unknown> }[], nowMs = Date.now()): ReplayedThread {
   const state: ReplayedThread = { history: [], historyTurnIds: [], turns: [], name: null, usage: null, repairs: [], lastCwd: null, lastModel: null, contextKey: null };
@@ -48,9 +58,11 @@ export function replayRollout(lines: readonly { type: string; payload: Record<st
         state.history.push(p.item as unknown as ResponseItem);
         state.historyTurnIds.push((p.turnId as string | null) ?? null);
         break;
-      case 'item':
-        turnById(state.turns, p.turnId as string)?.items.push(p.item as ThreadItem);
+      case 'item': {
+        const turn = turnById(state.turns, p.turnId as string);
+        if (turn) upsertItem(turn.items, p.item as ThreadItem);
         break;
+      }
       case 'token_usage':
         state.usage = p.usage as ThreadTokenUsage;
         break;
@@ -190,7 +202,8 @@ export function messageTurns(lines: readonly RolloutLine[], nowMs = Date.now()):
   const turns: TurnRecord[] = [];
   for (const line of lines) {
     if (line.type === 'item') {
-      if (MESSAGE_TYPES.has(line.payload.item.type)) turnById(turns, line.payload.turnId)?.items.push(line.payload.item);
+      const turn = MESSAGE_TYPES.has(line.payload.item.type) ? turnById(turns, line.payload.turnId) : undefined;
+      if (turn) upsertItem(turn.items, line.payload.item);
     } else if (line.type === 'turn_started') {
       const p = line.payload;
       turns.push({ info: { id: p.turnId, status: 'inProgress', error: null, startedAtMs: p.startedAtMs, completedAtMs: null, lastAgentMessage: null }, items: [] });
