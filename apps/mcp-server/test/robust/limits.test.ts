@@ -3,7 +3,8 @@
  * digit for digit on stdio and HTTP; a stdio line over 64 MiB is answered -32600 "message too
  * large" under its id; `tools/list` with an object cursor is a readable -32602; an HTTP body over
  * 4 MiB is 413; 2025-era HTTP sessions are capped and expire when idle; a second SIGTERM during
- * shutdown does not kill the server before the interrupted turn's end is written.
+ * shutdown does not kill the server before the interrupted turn's end is written; codex sessions
+ * do not pin file descriptors.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -70,6 +71,29 @@ describe('stdio', () => {
       await client.kill();
     }
   });
+});
+
+describe('file descriptors', () => {
+  it('does not pin a descriptor per codex session: 60 calls leave the open count flat', async () => {
+    const client = new RawClient(harness.env(), [], harness.temp.cwd);
+    try {
+      await client.initialize({});
+      const pid = client.child.pid as number;
+      const openFds = () => readdirSync(`/proc/${pid}/fd`).length;
+      // The first call loads the engine; count from after it.
+      expect((await client.request('warm', 'tools/call', { name: 'codex', arguments: { prompt: 'warm up' } }, 30_000)).result).toBeDefined();
+      const before = openFds();
+      for (let i = 0; i < 60; i++) {
+        const answer = await client.request(`c${i}`, 'tools/call', { name: 'codex', arguments: { prompt: `call ${i}` } }, 30_000);
+        expect((answer.result as { structuredContent?: { content: string } }).structuredContent?.content).toBe(`ECHO: call ${i}`);
+      }
+      const after = openFds();
+      console.log(`mcp fds: ${before} after the first codex call, ${after} after 60 more`);
+      expect(after - before).toBeLessThan(15);
+    } finally {
+      await client.kill();
+    }
+  }, 120_000);
 });
 
 function findFiles(dir: string, suffix: string): string[] {
