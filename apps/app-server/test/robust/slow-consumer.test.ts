@@ -6,7 +6,6 @@
  * Another client is served all along, and the server's memory stays bounded. The close path
  * itself, made certain with small limits, is in budget-close.test.ts.
  */
-import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startScriptedModelServer, waitFor, type ScriptedModelServer, type TempHome } from '@deputy/test-support';

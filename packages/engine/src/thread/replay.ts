@@ -116,7 +116,7 @@ function rollback(state: Pick<ReplayedThread, 'turns' | 'history' | 'historyTurn
   dropTurnItems(state.history, state.historyTurnIds, dropLastTurns(state.turns, numTurns));
 }
 
-function repairUnfinished(state: ReplayedThread, nowMs: number): void {
+function repairUnfinished(state: ReplayedThread, _nowMs: number): void {
   const answered = new Set<string>();
   for (const item of state.history) {
     if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') answered.add(item.call_id);
@@ -198,7 +198,7 @@ export function RESUME_LINES(type: RolloutLineType, payloadPrefix: (maxBytes: nu
  * shows (`replayRollout` gives every item). Other lines are ignored, so the lines of a
  * `scanRollout` with `RESUME_LINES` give the same turns as the whole file.
  */
-export function messageTurns(lines: readonly RolloutLine[], nowMs = Date.now()): TurnRecord[] {
+export function messageTurns(lines: readonly RolloutLine[], _nowMs = Date.now()): TurnRecord[] {
   const turns: TurnRecord[] = [];
   for (const line of lines) {
     if (line.type === 'item') {
