@@ -2,8 +2,11 @@
  * kill -9 mid-answer (docs/app-server.md "Limits"): agent text is written to the rollout while it
  * streams (at most every 250 ms per message), so after a SIGKILL and a restart on the same home
  * the cut turn shows what was said before the crash, its status is `interrupted`, and its
- * `completedAt` stays null (it never completed).
+ * `completedAt` stays null (it never completed). And two SIGTERMs a few ms apart mid-turn end the
+ * server cleanly (exit 0, not killed by the second), with the turn's end written.
  */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { startScriptedModelServer, type ScriptedModelServer, type TempHome } from '@deputy/test-support';
 import { referenceScript } from '../support/mock-model.js';
@@ -64,3 +67,34 @@ it('keeps the text streamed before a SIGKILL, marked interrupted, with completed
   // What was kept is what the client saw streaming, up to the last write before the kill.
   expect(seen.startsWith(said[0] as string)).toBe(true);
 }, 90_000);
+
+function rolloutsUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = join(dir, name);
+    return statSync(full).isDirectory() ? rolloutsUnder(full) : name.endsWith('.jsonl') ? [full] : [];
+  });
+}
+
+it('absorbs a second SIGTERM during shutdown: exits 0 and writes the interrupted turn with its text', async () => {
+  const server = await spawnServer(temp, ['stdio://']);
+  servers.push(server);
+  const peer = stdioPeer(server);
+  await initialize(peer);
+  peer.send('{"method":"thread/start","id":"start","params":{}}');
+  const threadId = ((await peer.waitText((t) => t.includes('"id":"start"'))).value.result as { thread: { id: string } }).thread.id;
+  peer.send(JSON.stringify({ method: 'turn/start', id: 'turn', params: { threadId, input: [{ type: 'text', text: 'slow: 300' }] } }));
+  await peer.waitText((t) => t.includes('"method":"item/agentMessage/delta"'), 20_000, 'the first delta');
+  process.kill(server.pid, 'SIGTERM');
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  process.kill(server.pid, 'SIGTERM');
+  const exit = await server.exited;
+  expect(exit).toEqual({ code: 0, signal: null });
+  const rollout = rolloutsUnder(join(temp.home, 'sessions')).find((f) => readFileSync(f, 'utf8').includes(threadId));
+  const lines = readFileSync(rollout as string, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; payload: Record<string, unknown> });
+  const ended = lines.filter((l) => l.type === 'turn_ended').map((l) => (l.payload.turn as { status: string }).status);
+  expect(ended).toEqual(['interrupted']);
+  // The text streamed before the signal is in the rollout, before the turn's end.
+  const partial = lines.findIndex((l) => l.type === 'item' && (l.payload.item as { type: string }).type === 'agentMessage');
+  expect(partial).toBeGreaterThan(-1);
+  expect(partial).toBeLessThan(lines.findIndex((l) => l.type === 'turn_ended'));
+}, 60_000);
