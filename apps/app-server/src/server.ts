@@ -50,6 +50,12 @@ export interface AppServerOptions {
   outboundSoftBytes?: number;
   outboundBudgetBytes?: number;
   /**
+   * A loaded thread with no subscribed connection and no running turn is unloaded after this
+   * long without activity (its rollout is complete on disk; `thread/resume` loads it again).
+   * Defaults to 10 minutes; 0 keeps threads loaded until the server stops.
+   */
+  idleThreadUnloadMs?: number;
+  /**
    * Told when the engine cannot be opened (a configuration that does not load, a store that does
    * not open), once the requests that waited for it have been answered with the error. The next
    * request tries again. Without it, the failure is logged.
@@ -60,6 +66,9 @@ export interface AppServerOptions {
 function isDeferred(config: ResolvedConfig | DeferredConfig): config is DeferredConfig {
   return typeof (config as Partial<DeferredConfig>).load === 'function';
 }
+
+/** Default of `AppServerOptions.idleThreadUnloadMs`. */
+export const DEFAULT_IDLE_THREAD_UNLOAD_MS = 10 * 60_000;
 
 /** See the module comment. */
 export class DeputyAppServer {
@@ -74,6 +83,7 @@ export class DeputyAppServer {
   readonly #awaitingWarnings = new Set<ConnectionState>();
   #config: ResolvedConfig | null;
   #isClosed = false;
+  #idleSweep: NodeJS.Timeout | null = null;
 
   private constructor(private readonly options: AppServerOptions) {
     this.#logger = options.logger ?? createLogger('warn');
@@ -157,6 +167,7 @@ export class DeputyAppServer {
   async close(): Promise<void> {
     if (this.#isClosed) return;
     this.#isClosed = true;
+    if (this.#idleSweep) clearInterval(this.#idleSweep);
     await Promise.all([...this.#listeners].map((l) => l.close().catch(() => undefined)));
     await Promise.all([...this.#connections].map((c) => c.close('server shutting down')));
     // An engine still opening is closed once it is open.
@@ -205,8 +216,25 @@ export class DeputyAppServer {
       stateOf: (connection) => this.#stateOf(connection),
     });
     this.#path.serve(engine.handlers);
+    this.#sweepIdleThreads(engine);
     this.#logger.info('engine opened', { ms: Math.round(performance.now() - startedAt) });
     return engine;
+  }
+
+  /** Unloads, now and then, the loaded threads nobody is subscribed to that have been idle long enough. */
+  #sweepIdleThreads(engine: EngineServices): void {
+    const idleMs = this.options.idleThreadUnloadMs ?? DEFAULT_IDLE_THREAD_UNLOAD_MS;
+    if (idleMs <= 0) return;
+    this.#idleSweep = setInterval(() => {
+      const now = Date.now();
+      const manager = engine.app.manager;
+      for (const thread of manager.loaded()) {
+        if (thread.activeTurnId !== null || now - thread.updatedAtMs < idleMs || this.#router.subscribersOf(thread.id).length > 0) continue;
+        this.#logger.info('unloading an idle thread nobody is subscribed to', { threadId: thread.id });
+        void manager.unload(thread.id).catch((error: unknown) => this.#logger.warn('could not unload an idle thread', { threadId: thread.id, error: String(error) }));
+      }
+    }, Math.max(50, Math.min(idleMs / 4, 60_000)));
+    this.#idleSweep.unref();
   }
 
   /** The notifications that follow a successful `initialize`. */

@@ -24,6 +24,8 @@ export interface HarnessOptions {
   outboundHardLimit?: number;
   outboundSoftBytes?: number;
   outboundBudgetBytes?: number;
+  /** `AppServerOptions.idleThreadUnloadMs`. */
+  idleThreadUnloadMs?: number;
 }
 
 /** The config.toml of a test home. */

@@ -47,6 +47,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     outboundHardLimit: options.outboundHardLimit,
     outboundSoftBytes: options.outboundSoftBytes,
     outboundBudgetBytes: options.outboundBudgetBytes,
+    idleThreadUnloadMs: options.idleThreadUnloadMs,
   });
   const validator = new WireValidator();
   const clients: WireClient[] = [];
