@@ -225,11 +225,23 @@ export class DeputyAppServer {
   #sweepIdleThreads(engine: EngineServices): void {
     const idleMs = this.options.idleThreadUnloadMs ?? DEFAULT_IDLE_THREAD_UNLOAD_MS;
     if (idleMs <= 0) return;
+    // When each thread was first seen without a subscriber or a turn: the idle time counts from
+    // then too, so a thread loaded a moment ago for a reader is not dropped for its old activity.
+    const unwatchedSince = new Map<string, number>();
     this.#idleSweep = setInterval(() => {
       const now = Date.now();
       const manager = engine.app.manager;
-      for (const thread of manager.loaded()) {
-        if (thread.activeTurnId !== null || now - thread.updatedAtMs < idleMs || this.#router.subscribersOf(thread.id).length > 0) continue;
+      const loaded = manager.loaded();
+      for (const id of unwatchedSince.keys()) if (!manager.get(id)) unwatchedSince.delete(id);
+      for (const thread of loaded) {
+        if (thread.activeTurnId !== null || this.#router.subscribersOf(thread.id).length > 0) {
+          unwatchedSince.delete(thread.id);
+          continue;
+        }
+        const since = unwatchedSince.get(thread.id) ?? now;
+        unwatchedSince.set(thread.id, since);
+        if (now - since < idleMs || now - thread.updatedAtMs < idleMs) continue;
+        unwatchedSince.delete(thread.id);
         this.#logger.info('unloading an idle thread nobody is subscribed to', { threadId: thread.id });
         void manager.unload(thread.id).catch((error: unknown) => this.#logger.warn('could not unload an idle thread', { threadId: thread.id, error: String(error) }));
       }
