@@ -49,6 +49,21 @@ interface Session {
   open: number;
 }
 
+/** Reads and drops the rest of a request body; resolves at its end or after `maxMs`. */
+function discardBody(req: IncomingMessage, maxMs: number): Promise<void> {
+  if (req.readableEnded || req.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, maxMs);
+    timer.unref();
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    req.once('end', done).once('close', done).once('error', done);
+    req.resume();
+  });
+}
+
 /** Writes a JSON-RPC error as the whole HTTP answer. */
 function rpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
@@ -140,6 +155,9 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpListener
       web = await toWebRequest(req, undefined, { maxRequestBodySize: MAX_REQUEST_BODY_BYTES });
     } catch (error) {
       if ((error as Error).name !== 'RequestBodyTooLargeError') throw error;
+      // Let the client finish sending (for a second at most, the rest discarded), so it reads the
+      // answer instead of failing its write on a closed socket.
+      await discardBody(req, 1_000);
       return rpcError(res, 413, -32600, `Request body too large: the limit is ${MAX_REQUEST_BODY_BYTES} bytes (4 MiB)`, { connection: 'close' });
     }
     const parsed = req.method === 'POST' ? parseBody(await web.clone().text()) : { body: undefined, bigId: false, reserved: false };
