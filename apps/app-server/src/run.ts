@@ -145,8 +145,10 @@ async function serve(args: AppServerArgs, options: Required<Omit<RunOptions, 'si
   }
   const server = await DeputyAppServer.start({ config, logger, cwd: options.cwd, onEngineError, sandboxHiddenPaths, traceFile });
   const opened: Opened[] = [];
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  // `on`, not `once`, and removed only after the close: a second signal during shutdown is
+  // absorbed (shutdown is idempotent) instead of killing the process before the turns' ends are written.
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   options.signal?.addEventListener('abort', onSignal, { once: true });
   try {
     for (const target of targets) {
@@ -164,11 +166,14 @@ async function serve(args: AppServerArgs, options: Required<Omit<RunOptions, 'si
     if (failure !== null) throw failure.error;
     return 0;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
     options.signal?.removeEventListener('abort', onSignal);
-    await Promise.all(opened.map((o) => o.listener.close().catch(() => undefined)));
-    await server.close();
+    try {
+      await Promise.all(opened.map((o) => o.listener.close().catch(() => undefined)));
+      await server.close();
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
   }
 }
 

@@ -48,6 +48,15 @@ export interface AppServerOptions {
   /** Outbound queue limits of ws, unix and memory connections (stdio has no hard limit). */
   outboundSoftLimit?: number;
   outboundHardLimit?: number;
+  /** Outbound byte limits per connection (see `ConnectionOptions`); defaults 8 MiB and 32 MiB. */
+  outboundSoftBytes?: number;
+  outboundBudgetBytes?: number;
+  /**
+   * A loaded thread with no subscribed connection and no running turn is unloaded after this
+   * long without activity (its rollout is complete on disk; `thread/resume` loads it again).
+   * Defaults to 10 minutes; 0 keeps threads loaded until the server stops.
+   */
+  idleThreadUnloadMs?: number;
   /**
    * Told when the engine cannot be opened (a configuration that does not load, a store that does
    * not open), once the requests that waited for it have been answered with the error. The next
@@ -61,6 +70,9 @@ export interface AppServerOptions {
 function isDeferred(config: ResolvedConfig | DeferredConfig): config is DeferredConfig {
   return typeof (config as Partial<DeferredConfig>).load === 'function';
 }
+
+/** Default of `AppServerOptions.idleThreadUnloadMs`. */
+export const DEFAULT_IDLE_THREAD_UNLOAD_MS = 10 * 60_000;
 
 /** See the module comment. */
 export class DeputyAppServer {
@@ -76,6 +88,7 @@ export class DeputyAppServer {
   #config: ResolvedConfig | null;
   readonly #trace: WireTrace | null;
   #isClosed = false;
+  #idleSweep: NodeJS.Timeout | null = null;
 
   private constructor(private readonly options: AppServerOptions) {
     this.#logger = options.logger ?? createLogger('warn');
@@ -126,6 +139,9 @@ export class DeputyAppServer {
       logger: this.#logger,
       outboundSoftLimit: this.options.outboundSoftLimit,
       outboundHardLimit: kind === 'stdio' ? Infinity : this.options.outboundHardLimit,
+      // stdio cannot be reconnected: over budget it only answers -32001 (docs/app-server.md "Limits").
+      outboundSoftBytes: this.options.outboundSoftBytes,
+      outboundBudgetBytes: kind === 'stdio' ? Infinity : this.options.outboundBudgetBytes,
     });
     connectionId = connection.id;
     const validateOutput = this.options.validateOutput ? this.#path.tables.value?.protocol : undefined;
@@ -160,6 +176,7 @@ export class DeputyAppServer {
   async close(): Promise<void> {
     if (this.#isClosed) return;
     this.#isClosed = true;
+    if (this.#idleSweep) clearInterval(this.#idleSweep);
     await Promise.all([...this.#listeners].map((l) => l.close().catch(() => undefined)));
     await Promise.all([...this.#connections].map((c) => c.close('server shutting down')));
     // An engine still opening is closed once it is open.
@@ -209,8 +226,37 @@ export class DeputyAppServer {
       stateOf: (connection) => this.#stateOf(connection),
     });
     this.#path.serve(engine.handlers);
+    this.#sweepIdleThreads(engine);
     this.#logger.info('engine opened', { ms: Math.round(performance.now() - startedAt) });
     return engine;
+  }
+
+  /** Unloads, now and then, the loaded threads nobody is subscribed to that have been idle long enough. */
+  #sweepIdleThreads(engine: EngineServices): void {
+    const idleMs = this.options.idleThreadUnloadMs ?? DEFAULT_IDLE_THREAD_UNLOAD_MS;
+    if (idleMs <= 0) return;
+    // When each thread was first seen without a subscriber or a turn: the idle time counts from
+    // then too, so a thread loaded a moment ago for a reader is not dropped for its old activity.
+    const unwatchedSince = new Map<string, number>();
+    this.#idleSweep = setInterval(() => {
+      const now = Date.now();
+      const manager = engine.app.manager;
+      const loaded = manager.loaded();
+      for (const id of unwatchedSince.keys()) if (!manager.get(id)) unwatchedSince.delete(id);
+      for (const thread of loaded) {
+        if (thread.activeTurnId !== null || this.#router.subscribersOf(thread.id).length > 0) {
+          unwatchedSince.delete(thread.id);
+          continue;
+        }
+        const since = unwatchedSince.get(thread.id) ?? now;
+        unwatchedSince.set(thread.id, since);
+        if (now - since < idleMs || now - thread.updatedAtMs < idleMs) continue;
+        unwatchedSince.delete(thread.id);
+        this.#logger.info('unloading an idle thread nobody is subscribed to', { threadId: thread.id });
+        void manager.unload(thread.id).catch((error: unknown) => this.#logger.warn('could not unload an idle thread', { threadId: thread.id, error: String(error) }));
+      }
+    }, Math.max(50, Math.min(idleMs / 4, 60_000)));
+    this.#idleSweep.unref();
   }
 
   /** The notifications that follow a successful `initialize`. */

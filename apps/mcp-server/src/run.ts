@@ -42,25 +42,27 @@ export async function runMcpServer(argv: string[], io: ServerIo = defaultIo()): 
   }
   const log = createLogger(io.env.DEPUTY_LOG, (line) => void io.stderr.write(line));
   const app = new McpApp({ overrides: args.overrides, profile: args.profile, env: io.env, cwd: io.cwd, log });
+  // Installed for the whole run and removed only after the engine closed: a second SIGTERM/SIGINT
+  // during shutdown is absorbed instead of killing the process before the turns' ends are written.
+  const signal = waitForSignal(log);
   try {
-    return args.listen === undefined ? await runStdio(app, io, log) : await runHttp(app, args, args.listen, io, log);
+    return args.listen === undefined ? await runStdio(app, io, log, signal.promise) : await runHttp(app, args, args.listen, io, log, signal.promise);
   } finally {
     await withGrace(app.close());
+    signal.dispose();
   }
 }
 
-async function runStdio(app: McpApp, io: ServerIo, log: Logger): Promise<number> {
+async function runStdio(app: McpApp, io: ServerIo, log: Logger, stopped: Promise<void>): Promise<number> {
   const { serveStdio } = await import('@modelcontextprotocol/server/stdio');
   const transport = new StrictStdioServerTransport(io.stdin, io.stdout, { log: (m) => log.warn(m) });
   const handle = serveStdio((ctx) => buildServer(app, ctx), { transport, onerror: (e) => log.debug(`stdio: ${e.message}`) });
-  const signal = waitForSignal();
-  await Promise.race([transport.closed, signal.promise]);
-  signal.dispose();
+  await Promise.race([transport.closed, stopped]);
   await withGrace(handle.close());
   return 0;
 }
 
-async function runHttp(app: McpApp, args: McpServerArgs, rawUrl: string, io: ServerIo, log: Logger): Promise<number> {
+async function runHttp(app: McpApp, args: McpServerArgs, rawUrl: string, io: ServerIo, log: Logger, stopped: Promise<void>): Promise<number> {
   const { parseListenUrl } = await import('./transport/listen-url.js');
   let listen;
   try {
@@ -85,29 +87,42 @@ async function runHttp(app: McpApp, args: McpServerArgs, rawUrl: string, io: Ser
     const { defaultTokenFile, loadOrCreateToken } = await import('./transport/auth-token.js');
     const file = host.settings.token_file ?? defaultTokenFile(host.config.home);
     token = (await loadOrCreateToken(file)).token;
-    io.stderr.write(`deputy mcp-server: bearer token (kept in ${file}): ${token}\n`);
+    // Where the token is, never the token: stderr ends up in logs other users can read.
+    io.stderr.write(`deputy mcp-server: bearer token kept in ${file} (send it as "Authorization: Bearer <token>")\n`);
   }
   const { serveHttp } = await import('./transport/http.js');
   let listener;
   try {
-    listener = await serveHttp({ listen, token, factory: (ctx) => buildServer(app, ctx), log });
+    listener = await serveHttp({
+      listen,
+      token,
+      factory: (ctx) => buildServer(app, ctx),
+      log,
+      sessionIdleMs: host.settings.http_session_idle_seconds * 1000,
+      maxSessions: host.settings.http_max_sessions,
+    });
   } catch (error) {
     io.stderr.write(`deputy mcp-server: cannot listen on ${rawUrl}: ${(error as Error).message}\n`);
     return 1;
   }
   io.stderr.write(`deputy mcp-server: listening on ${listener.url}${token === null ? ' (no authentication)' : ''}\n`);
-  const signal = waitForSignal();
-  await signal.promise;
-  signal.dispose();
+  await stopped;
   await withGrace(listener.close());
   return 0;
 }
 
-function waitForSignal(): { promise: Promise<void>; dispose(): void } {
-  let onSignal = (): void => undefined;
-  const promise = new Promise<void>((resolve) => (onSignal = () => resolve()));
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
+/** Resolves on the first SIGTERM/SIGINT; later ones are logged and ignored until `dispose()`. */
+function waitForSignal(log: Logger): { promise: Promise<void>; dispose(): void } {
+  let resolve = (): void => undefined;
+  let seen = false;
+  const promise = new Promise<void>((r) => (resolve = r));
+  const onSignal = (name: NodeJS.Signals): void => {
+    if (seen) return log.warn(`${name} again: already shutting down`);
+    seen = true;
+    resolve();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
   return {
     promise,
     dispose: () => {

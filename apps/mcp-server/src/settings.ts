@@ -22,6 +22,10 @@ export const McpServerSettingsSchema = z
     session_tools: z.boolean().default(false),
     /** Longest gap between two `notifications/progress` while a turn runs, in milliseconds. */
     progress_interval_ms: z.number().int().min(10).max(600_000).default(15_000),
+    /** HTTP (2025-era) sessions with no request for this many seconds are closed. */
+    http_session_idle_seconds: z.number().int().min(1).max(86_400).default(600),
+    /** Most HTTP (2025-era) sessions open at once; one more `initialize` is refused with 503. */
+    http_max_sessions: z.number().int().min(1).max(100_000).default(256),
     /** Where the HTTP bearer token is kept (default `<home>/mcp-server.token`). */
     token_file: z.string().min(1).optional(),
   })

@@ -39,9 +39,11 @@ export const JSONRPC_RESERVED_MAX = -32000;
 
 /**
  * A request id: a string or an integer (negatives allowed). It is echoed back with its JSON type,
- * so `"1"` and `1` are different ids. `null`, fractions and objects are not ids.
+ * so `"1"` and `1` are different ids. `null`, fractions and objects are not ids. An integer beyond
+ * ±(2^53−1), which a JavaScript number would round, is decoded from its token's text as a `bigint`
+ * and encoded back digit for digit, so a client sending 9223372036854775807 gets exactly that back.
  */
-export const RequestIdSchema = z.union([z.string(), z.number().int()]);
+export const RequestIdSchema = z.union([z.string(), z.number().int(), z.bigint()]);
 export type RequestId = z.infer<typeof RequestIdSchema>;
 
 /** A call that expects a response. */
@@ -165,6 +167,101 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** A JSON integer literal: no fraction, no exponent, no leading zeros. */
+const INTEGER_TOKEN = /^-?(?:0|[1-9][0-9]*)$/;
+
+/**
+ * The source text of the top-level object's `key` member in `text`, which `JSON.parse` already
+ * accepted (so only valid JSON is walked); the last one wins, as in `JSON.parse`. Strings are
+ * skipped byte-wise (escapes honoured), nested values by bracket depth.
+ */
+export function topLevelMemberText(text: string, key: string): string | undefined {
+  let i = 0;
+  const n = text.length;
+  const skipSpace = (): void => {
+    while (i < n && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
+  };
+  const skipString = (): void => {
+    i++; // the opening quote
+    while (i < n && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    i++; // the closing quote
+  };
+  const skipValue = (): void => {
+    const c = text[i];
+    if (c === '"') return skipString();
+    if (c === '{' || c === '[') {
+      let depth = 0;
+      while (i < n) {
+        const d = text[i];
+        if (d === '"') {
+          skipString();
+          continue;
+        }
+        if (d === '{' || d === '[') depth++;
+        else if (d === '}' || d === ']') depth--;
+        i++;
+        if (depth === 0) return;
+      }
+      return;
+    }
+    while (i < n && !',}] \t\n\r'.includes(text[i] as string)) i++;
+  };
+  let found: string | undefined;
+  skipSpace();
+  if (text[i] !== '{') return undefined;
+  i++;
+  for (;;) {
+    skipSpace();
+    if (i >= n || text[i] === '}') return found;
+    const keyStart = i;
+    skipString();
+    const name = JSON.parse(text.slice(keyStart, i)) as string;
+    skipSpace();
+    i++; // the colon
+    skipSpace();
+    const valueStart = i;
+    skipValue();
+    if (name === key) found = text.slice(valueStart, i);
+    skipSpace();
+    if (text[i] === ',') i++;
+  }
+}
+
+/**
+ * `value.id` as `JSON.parse` gave it, or a `bigint` read from the id token's text when that token is
+ * an integer literal beyond ±(2^53−1) (a number would have rounded it).
+ */
+export function losslessId(text: string, rawId: unknown): unknown {
+  if (typeof rawId !== 'number' || Number.isSafeInteger(rawId) || !Number.isFinite(rawId)) return rawId;
+  const token = topLevelMemberText(text, 'id');
+  return token !== undefined && INTEGER_TOKEN.test(token) ? BigInt(token) : rawId;
+}
+
+/** A top-level id among a frame's first members (only string members before it). */
+const ID_IN_HEAD = /^\s*\{\s*(?:"(?:jsonrpc|method)"\s*:\s*"(?:[^"\\]|\\.)*"\s*,\s*)*"id"\s*:\s*(-?[0-9]+|"(?:[^"\\]|\\.)*")\s*[,}]/;
+/** A top-level id as a frame's last member (a nested one would be followed by two braces). */
+const ID_IN_TAIL = /,\s*"id"\s*:\s*(-?[0-9]+|"(?:[^"\\]|\\.)*")\s*\}\s*$/;
+
+/**
+ * The request id of a frame too large to parse, read from its first and last bytes (`head`,
+ * `tail`) when it is unambiguous there; undefined otherwise.
+ */
+export function readIdOfTruncated(head: string, tail: string): RequestId | undefined {
+  const token = ID_IN_HEAD.exec(head)?.[1] ?? ID_IN_TAIL.exec(tail)?.[1];
+  if (token === undefined) return undefined;
+  try {
+    if (!token.startsWith('"')) return INTEGER_TOKEN.test(token) && !Number.isSafeInteger(Number(token)) ? BigInt(token) : Number(token);
+    return JSON.parse(token) as string;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The JSON text of an id; a `bigint` keeps every digit. */
+export function requestIdJson(id: RequestId | null): string {
+  return typeof id === 'bigint' ? id.toString() : JSON.stringify(id);
+}
+
 function describeId(v: unknown): string {
   if (v === null) return 'null';
   if (typeof v === 'number') return `non-integer number ${v}`;
@@ -187,7 +284,7 @@ export function decodeMessage(text: string, options: CodecOptions = {}): DecodeR
   if (Array.isArray(value)) return fail(INVALID_REQUEST, 'Invalid request: batches are not supported');
   if (!isPlainObject(value)) return fail(INVALID_REQUEST, 'Invalid request: a message must be a JSON object');
 
-  const rawId = value.id;
+  const rawId = losslessId(text, value.id);
   const hasId = rawId !== undefined;
   const id = hasId ? RequestIdSchema.safeParse(rawId) : undefined;
   const validId = id?.success ? id.data : undefined;
@@ -242,5 +339,9 @@ export function encodeMessage(message: JsonRpcMessage, options: CodecOptions = {
   } else {
     body = { id: message.id, result: message.result ?? null };
   }
-  return JSON.stringify({ ...head, ...body });
+  const envelope = { ...head, ...body };
+  if (typeof envelope.id !== 'bigint') return JSON.stringify(envelope);
+  // JSON.stringify cannot write a bigint: write each member, the id from its digits.
+  const members = Object.entries(envelope).map(([k, v]) => `${JSON.stringify(k)}:${k === 'id' ? requestIdJson(v as bigint) : JSON.stringify(v)}`);
+  return `{${members.join(',')}}`;
 }

@@ -8,12 +8,18 @@
  * (docs/app-server.md, "Envelope and errors"), and are matched with their responses. Every
  * outbound message goes through a single write queue, which is bounded: past a soft limit new
  * client requests are answered -32001 `Server overloaded; retry later.`, and past a hard limit
- * the connection is closed, so one client that stops reading never stalls the others. In-flight
- * requests are bounded the same way (reference: codex-rs/app-server/src/transport/mod.rs). The
- * connection knows no method names; the dispatcher does.
+ * the connection is closed, so one client that stops reading never stalls the others. The queue
+ * is bounded in bytes too, when the transport can encode ahead (`Transport.encode`): past a soft
+ * byte limit new requests are answered -32001; past the byte budget the queued messages are
+ * dropped, each dropped response is answered -32001 instead, and the connection is closed with
+ * code 1013 once those answers are out (or a grace ran out), so a few huge replies to a client
+ * that stopped reading cannot grow the server's memory. In-flight requests are bounded the same
+ * way (reference: codex-rs/app-server/src/transport/mod.rs). The connection knows no method
+ * names; the dispatcher does.
  */
 import {
   INTERNAL_ERROR,
+  SERVER_OVERLOADED,
   isJsonRpcNotification,
   isJsonRpcRequest,
   type JsonRpcMessage,
@@ -62,6 +68,14 @@ export interface ConnectionOptions {
   outboundSoftLimit?: number;
   /** Queued outbound messages past which the connection is closed. Defaults to 1024; `Infinity` disables (stdio). */
   outboundHardLimit?: number;
+  /** Queued outbound bytes from which new requests are answered -32001. Defaults to 8 MiB. */
+  outboundSoftBytes?: number;
+  /**
+   * Queued outbound bytes past which the queue is dropped (its responses answered -32001) and the
+   * connection closed with code {@link SLOW_CONSUMER_CLOSE_CODE}. Defaults to 32 MiB; `Infinity`
+   * disables (stdio, which cannot be reconnected).
+   */
+  outboundBudgetBytes?: number;
   /** Error wording for thrown errors; see `ErrorDialect`. */
   errorDialect?: ErrorDialect;
 }
@@ -90,6 +104,22 @@ export class RequestTimeoutError extends Error {
   }
 }
 
+/** Default of `ConnectionOptions.outboundSoftBytes`. */
+export const DEFAULT_OUTBOUND_SOFT_BYTES = 8 * 1024 * 1024;
+/** Default of `ConnectionOptions.outboundBudgetBytes`. */
+export const DEFAULT_OUTBOUND_BUDGET_BYTES = 32 * 1024 * 1024;
+/** WebSocket close code of a connection closed over its byte budget: 1013 "Try Again Later". */
+export const SLOW_CONSUMER_CLOSE_CODE = 1013;
+/** How long the -32001 answers of a dropped queue may take to go out before the close. */
+const OVER_BUDGET_GRACE_MS = 10_000;
+
+/** One queued outbound message, encoded ahead when the transport can. */
+interface Outgoing {
+  message: JsonRpcMessage;
+  text?: string;
+  bytes: number;
+}
+
 interface PendingCall {
   resolve(result: unknown): void;
   reject(error: unknown): void;
@@ -113,7 +143,12 @@ export class Connection {
   readonly #life = new AbortController();
   readonly #inFlight = new Set<AbortController>();
   readonly #pending = new Map<RequestId, PendingCall>();
-  readonly #outbox: JsonRpcMessage[] = [];
+  readonly #outbox: Outgoing[] = [];
+  #outboxBytes = 0;
+  readonly #softBytes: number;
+  readonly #budgetBytes: number;
+  /** Set once over budget: every request is answered -32001 until the close. */
+  #isDraining = false;
   #flushWaiters: (() => void)[] = [];
   #isWriting = false;
   #isClosed = false;
@@ -127,6 +162,8 @@ export class Connection {
     this.#maxInFlight = options.maxInFlightRequests ?? 128;
     this.#softLimit = options.outboundSoftLimit ?? 256;
     this.#hardLimit = options.outboundHardLimit ?? 1024;
+    this.#softBytes = options.outboundSoftBytes ?? DEFAULT_OUTBOUND_SOFT_BYTES;
+    this.#budgetBytes = options.outboundBudgetBytes ?? DEFAULT_OUTBOUND_BUDGET_BYTES;
     this.#dialect = options.errorDialect;
     this.closed = new Promise((resolve) => {
       this.#markClosed = resolve;
@@ -148,6 +185,11 @@ export class Connection {
   /** Outbound messages not yet taken by the transport (including the one being written). */
   get outboundQueueLength(): number {
     return this.#outbox.length;
+  }
+
+  /** Encoded bytes of the outbound messages not yet taken by the transport (0 if it cannot encode ahead). */
+  get outboundQueueBytes(): number {
+    return this.#outboxBytes;
   }
 
   /** Inbound requests whose handler has not finished. */
@@ -201,7 +243,7 @@ export class Connection {
    * Closes the connection: aborts in-flight handlers, rejects pending outbound calls, drops the
    * unsent queue (call `flush()` first to deliver it) and closes the transport.
    */
-  async close(reason = 'closed'): Promise<void> {
+  async close(reason = 'closed', code?: number): Promise<void> {
     if (!this.#isClosed) {
       this.#isClosed = true;
       const error = new ConnectionClosedError(reason);
@@ -209,9 +251,10 @@ export class Connection {
       for (const controller of this.#inFlight) controller.abort(error);
       for (const call of [...this.#pending.values()]) call.reject(error);
       this.#outbox.length = 0;
+      this.#outboxBytes = 0;
       this.#releaseFlushWaiters();
       try {
-        await this.transport.close(reason);
+        await this.transport.close(reason, code);
       } catch (e) {
         this.#logger.warn('transport close failed', { connection: this.id, error: String(e) });
       }
@@ -239,11 +282,12 @@ export class Connection {
   }
 
   #onRequest(request: JsonRpcRequest): void {
-    if (this.#outbox.length >= this.#softLimit || this.#inFlight.size >= this.#maxInFlight) {
+    if (this.#isDraining || this.#outbox.length >= this.#softLimit || this.#outboxBytes >= this.#softBytes || this.#inFlight.size >= this.#maxInFlight) {
       this.#logger.warn('answered a request with overloaded', {
         connection: this.id,
         method: request.method,
         queued: this.#outbox.length,
+        queuedBytes: this.#outboxBytes,
         inFlight: this.#inFlight.size,
       });
       this.#enqueue({ id: request.id, error: RpcError.overloaded().toJSON() });
@@ -319,9 +363,37 @@ export class Connection {
     }
   }
 
+  /** Encodes ahead when the transport can; an unencodable response becomes -32603. */
+  #outgoing(message: JsonRpcMessage): Outgoing {
+    if (!this.transport.encode) return { message, bytes: 0 };
+    try {
+      const text = this.transport.encode(message);
+      return { message, text, bytes: text.length };
+    } catch (e) {
+      if (!(e instanceof TypeError)) throw e;
+      // A TypeError is an unencodable message (BigInt, cycle): drop it, keep the connection.
+      this.#logger.error('dropped a message that cannot be encoded', { connection: this.id, error: e.message });
+      if ('method' in message || message.error !== undefined) return { message, text: undefined, bytes: -1 };
+      return this.#outgoing({ id: message.id, error: RpcError.internal('Internal error').toJSON() });
+    }
+  }
+
   #enqueue(message: JsonRpcMessage): void {
     if (this.#isClosed) return;
-    this.#outbox.push(message);
+    if (this.#isDraining) {
+      // Over budget and closing: only -32001 answers go out.
+      if (!('method' in message)) this.#push(this.#outgoing(message.error?.code === SERVER_OVERLOADED ? message : { id: message.id, error: RpcError.overloaded().toJSON() }));
+      return;
+    }
+    const entry = this.#outgoing(message);
+    if (entry.bytes < 0) return;
+    this.#outbox.push(entry);
+    this.#outboxBytes += entry.bytes;
+    // One message larger than the budget alone is not a slow reader: it is written.
+    if (this.#outboxBytes > this.#budgetBytes && this.#outbox.length > 1 && !this.#isDraining) {
+      this.#overBudget();
+      return;
+    }
     if (this.#outbox.length > this.#hardLimit) {
       this.#logger.warn('disconnecting a slow connection: outbound queue is full', {
         connection: this.id,
@@ -334,22 +406,63 @@ export class Connection {
     if (!this.#isWriting) void this.#pump();
   }
 
+  /**
+   * The client is owed more than the budget: everything queued behind the message being written
+   * is dropped, each dropped response is answered -32001 instead, and once those answers are out
+   * (or the grace ran out) the connection closes with {@link SLOW_CONSUMER_CLOSE_CODE}.
+   */
+  #overBudget(): void {
+    this.#isDraining = true;
+    const owed = this.#outboxBytes;
+    const dropped = this.#outbox.splice(this.#isWriting ? 1 : 0);
+    this.#outboxBytes = this.#outbox.reduce((sum, e) => sum + e.bytes, 0);
+    this.#logger.warn('disconnecting a slow connection: outbound byte budget exceeded', {
+      connection: this.id,
+      transport: this.transport.description,
+      owedBytes: owed,
+      budgetBytes: this.#budgetBytes,
+      dropped: dropped.length,
+    });
+    for (const { message } of dropped) {
+      if (!('method' in message)) this.#push(this.#outgoing({ id: message.id, error: RpcError.overloaded().toJSON() }));
+    }
+    const reason = `slow consumer: over the ${this.#budgetBytes}-byte outbound budget`;
+    const timer = setTimeout(() => void this.close(reason, SLOW_CONSUMER_CLOSE_CODE), OVER_BUDGET_GRACE_MS);
+    timer.unref();
+    void this.flush().then(() => {
+      clearTimeout(timer);
+      void this.close(reason, SLOW_CONSUMER_CLOSE_CODE);
+    });
+  }
+
+  #push(entry: Outgoing): void {
+    if (entry.bytes < 0) return;
+    this.#outbox.push(entry);
+    this.#outboxBytes += entry.bytes;
+    if (!this.#isWriting) void this.#pump();
+  }
+
   async #pump(): Promise<void> {
     this.#isWriting = true;
     try {
       while (this.#outbox.length > 0 && !this.#isClosed) {
-        const message = this.#outbox[0] as JsonRpcMessage;
+        const entry = this.#outbox[0] as Outgoing;
         try {
-          await this.transport.send(message);
+          if (entry.text !== undefined && this.transport.sendEncoded) await this.transport.sendEncoded(entry.text);
+          else await this.transport.send(entry.message);
         } catch (e) {
           if (!(e instanceof TypeError)) throw e;
           // A TypeError is an unencodable message (BigInt, cycle): drop it, keep the connection.
           this.#logger.error('dropped a message that cannot be encoded', { connection: this.id, error: e.message });
+          const message = entry.message;
           if (!('method' in message) && message.error === undefined) {
-            this.#outbox.splice(1, 0, { id: message.id, error: RpcError.internal('Internal error').toJSON() });
+            this.#outbox.splice(1, 0, { message: { id: message.id, error: RpcError.internal('Internal error').toJSON() }, bytes: 0 });
           }
         }
-        this.#outbox.shift();
+        if (this.#outbox[0] === entry) {
+          this.#outbox.shift();
+          this.#outboxBytes -= entry.bytes;
+        }
       }
     } catch (e) {
       if (!this.#isClosed) {

@@ -10,6 +10,9 @@
 export {
   Connection,
   ConnectionClosedError,
+  DEFAULT_OUTBOUND_BUDGET_BYTES,
+  DEFAULT_OUTBOUND_SOFT_BYTES,
+  SLOW_CONSUMER_CLOSE_CODE,
   RequestTimeoutError,
   type ConnectionOptions,
   type IncomingContext,

@@ -41,7 +41,8 @@ export function createStderrLogger({ name, level, write = (line) => void process
     let suffix = '';
     if (details !== undefined && Object.keys(details).length > 0) {
       try {
-        suffix = ` ${JSON.stringify(details)}`;
+        // A request id beyond ±(2^53−1) is a bigint: logged by its digits.
+        suffix = ` ${JSON.stringify(details, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))}`;
       } catch {
         suffix = ' [details not serializable]';
       }

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { INVALID_REQUEST, PARSE_ERROR, decodeMessage, encodeMessage, isJsonRpcErrorResponse } from '@deputy/protocol';
+import { readIdOfTruncated } from '@deputy/protocol/jsonrpc';
 
 function decoded(text: string, versionField: 'omit' | 'require' = 'omit'): unknown {
   const r = decodeMessage(text, { versionField });
@@ -104,5 +105,28 @@ describe('encodeMessage', () => {
     expect(encodeMessage({ id: 1, result: undefined })).toBe('{"id":1,"result":null}');
     const message = { method: 'item/agentMessage/delta', params: { delta: 'héllo\n' } };
     expect(decoded(encodeMessage(message))).toEqual(message);
+  });
+});
+
+describe('ids beyond ±(2^53−1)', () => {
+  it('decodes an integer token a number would round as a bigint, and encodes it digit for digit', () => {
+    for (const digits of ['9223372036854775807', '-9223372036854775808', '123456789012345678901234567890']) {
+      const text = `{"method":"thread/list","params":{"id":1.5},"id":${digits}}`;
+      expect(decoded(text)).toEqual({ method: 'thread/list', id: BigInt(digits), params: { id: 1.5 } });
+      expect(encodeMessage({ id: BigInt(digits), result: { ok: true } })).toBe(`{"id":${digits},"result":{"ok":true}}`);
+      expect(encodeMessage({ id: BigInt(digits), error: { code: -1, message: 'm' } }, { versionField: 'require' })).toBe(`{"jsonrpc":"2.0","id":${digits},"error":{"code":-1,"message":"m"}}`);
+    }
+    // The last "id" wins, as in JSON.parse; nested ones and strings holding the key are skipped.
+    expect(decoded('{"id":1,"method":"m","params":{"id":"x\\"id\\":2"},"id":9223372036854775807}')).toMatchObject({ id: 9223372036854775807n });
+    // An exponent or fraction spelling is not an integer id.
+    expect(rejected('{"method":"m","id":1e300}').code).toBe(INVALID_REQUEST);
+    expect(rejected('{"method":"m","id":9223372036854775807.5}').code).toBe(INVALID_REQUEST);
+  });
+
+  it('reads the id of a frame too large to parse from its ends', () => {
+    expect(readIdOfTruncated('{"method":"thread/list","id":"a\\"b","params":{"x":"xxx', '')).toBe('a"b');
+    expect(readIdOfTruncated('{"method":"m","params":{"id":3,', 'xxx"},"id":9223372036854775807}')).toBe(9223372036854775807n);
+    expect(readIdOfTruncated('{"method":"m","params":{"id":3,', 'xx","id":4}}')).toBeUndefined();
+    expect(readIdOfTruncated('{"params":{"id":3,', 'xx"}}')).toBeUndefined();
   });
 });

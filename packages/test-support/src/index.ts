@@ -45,3 +45,4 @@ export {
 export { makeTempHome, type TempHome } from './temp-home.js';
 export { commentedConfigToml } from './config-fixtures.js';
 export { waitFor } from './wait-for.js';
+export { HOSTILE_METHODS, hostileFrame, seededRandom, type HostileCarrier, type HostileFrame } from './hostile.js';

@@ -33,15 +33,29 @@ const SOURCES_OF_KIND: Record<AppServer.ThreadSourceKind, string[]> = {
 const INTERACTIVE_SOURCES = ['cli', 'vscode'];
 
 const DEFAULT_PAGE = 25;
+/** Largest page `thread/list` returns; a larger `limit` is cut to it (docs/app-server.md "Limits"). */
+export const MAX_LIST_PAGE = 500;
+/** Longest `searchTerm`, in characters (docs/app-server.md "Limits"). */
+export const MAX_SEARCH_TERM_CHARS = 1024;
+
+/** Refuses a search term the index should not be asked about: too long, or holding NUL. */
+function checkSearchTerm(term: string | null | undefined): void {
+  if (!term) return;
+  if (term.length > MAX_SEARCH_TERM_CHARS) {
+    throw RpcError.invalidRequest(`Invalid request: searchTerm is ${term.length} characters long; the limit is ${MAX_SEARCH_TERM_CHARS}`);
+  }
+  if (term.includes('\u0000')) throw RpcError.invalidRequest('Invalid request: searchTerm must not contain NUL (U+0000)');
+}
 
 function listPage(app: AppContext, params: AppServer.ThreadListParams): AppServer.ThreadListResult {
+  checkSearchTerm(params.searchTerm);
   const kinds = params.sourceKinds ?? [];
   const sources = kinds.length === 0 ? INTERACTIVE_SOURCES : [...new Set(kinds.flatMap((k) => SOURCES_OF_KIND[k]))];
   if (sources.length === 0 || params.limit === 0) return { data: [], nextCursor: null, backwardsCursor: null };
   let page;
   try {
     page = app.manager.list({
-      limit: params.limit ?? DEFAULT_PAGE,
+      limit: Math.min(params.limit ?? DEFAULT_PAGE, MAX_LIST_PAGE),
       cursor: params.cursor ?? null,
       sortKey: params.sortKey ?? 'created_at',
       sortDirection: params.sortDirection ?? 'desc',

@@ -22,6 +22,10 @@ export interface HarnessOptions {
   /** Connection outbound limits (memory connections). */
   outboundSoftLimit?: number;
   outboundHardLimit?: number;
+  outboundSoftBytes?: number;
+  outboundBudgetBytes?: number;
+  /** `AppServerOptions.idleThreadUnloadMs`. */
+  idleThreadUnloadMs?: number;
 }
 
 /** The config.toml of a test home. */

@@ -52,6 +52,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     logger: createLogger('error'),
     outboundSoftLimit: options.outboundSoftLimit,
     outboundHardLimit: options.outboundHardLimit,
+    outboundSoftBytes: options.outboundSoftBytes,
+    outboundBudgetBytes: options.outboundBudgetBytes,
+    idleThreadUnloadMs: options.idleThreadUnloadMs,
   });
   const validator = new WireValidator();
   const clients: WireClient[] = [];

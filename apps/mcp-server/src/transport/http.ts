@@ -22,6 +22,8 @@ import { NodeStreamableHTTPServerTransport, hostHeaderValidation, originValidati
 import { wholeSeconds } from '@deputy/engine/facts';
 import type { Logger } from '../log.js';
 import { tokensMatch } from './auth-token.js';
+import { isReservedId, restoreBigIds, standInBigId } from './big-ids.js';
+import { paramsProblem } from './param-checks.js';
 import type { ListenUrl } from './listen-url.js';
 
 /** Options of the HTTP listener. */
@@ -31,6 +33,70 @@ export interface HttpServeOptions {
   token: string | null;
   factory: McpServerFactory;
   log: Logger;
+  /** 2025-era sessions idle (no request, no open stream) this long are closed. Default 600 s. */
+  sessionIdleMs?: number;
+  /** Most 2025-era sessions at once; one more `initialize` gets 503. Default 256. */
+  maxSessions?: number;
+}
+
+/** Largest accepted request body: 4 MiB. A larger one gets 413. */
+export const MAX_REQUEST_BODY_BYTES = 4 * 1024 * 1024;
+
+/** One 2025-era session: its transport, when it was last used, and its requests still open. */
+interface Session {
+  transport: NodeStreamableHTTPServerTransport;
+  lastUsed: number;
+  open: number;
+}
+
+/** Reads and drops the rest of a request body; resolves at its end or after `maxMs`. */
+function discardBody(req: IncomingMessage, maxMs: number): Promise<void> {
+  if (req.readableEnded || req.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, maxMs);
+    timer.unref();
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    req.once('end', done).once('close', done).once('error', done);
+    req.resume();
+  });
+}
+
+/** Writes a JSON-RPC error as the whole HTTP answer. */
+function rpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
+}
+
+/** Parses a POST body as JSON; a single message's big integer id gets its stand-in (big-ids.ts). */
+function parseBody(text: string): { body: unknown; bigId: boolean; reserved: boolean } {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return { body: undefined, bigId: false, reserved: false };
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { body, bigId: false, reserved: false };
+  const message = body as Record<string, unknown>;
+  return { body, reserved: isReservedId(message.id), bigId: standInBigId(text, message) };
+}
+
+/** Makes everything written to `res` carry the original digits of a big id (big-ids.ts). */
+function restoreBigIdsOn(res: ServerResponse): void {
+  const fix = (chunk: unknown): unknown => (typeof chunk === 'string' ? restoreBigIds(chunk) : chunk instanceof Uint8Array ? Buffer.from(restoreBigIds(Buffer.from(chunk).toString('utf8'))) : chunk);
+  const write = res.write.bind(res) as (...a: unknown[]) => boolean;
+  const end = res.end.bind(res) as (...a: unknown[]) => ServerResponse;
+  // The answer's length changes, so a preset Content-Length would be wrong: drop it.
+  const writeHead = res.writeHead.bind(res) as (...a: unknown[]) => ServerResponse;
+  res.writeHead = ((...a: unknown[]) => {
+    res.removeHeader('content-length');
+    const headers = a.find((x, i) => i > 0 && typeof x === 'object' && x !== null && !Array.isArray(x)) as Record<string, unknown> | undefined;
+    if (headers) for (const k of Object.keys(headers)) if (k.toLowerCase() === 'content-length') delete headers[k];
+    return writeHead(...a);
+  }) as ServerResponse['writeHead'];
+  res.write = ((chunk: unknown, ...rest: unknown[]) => write(fix(chunk), ...rest)) as ServerResponse['write'];
+  res.end = ((chunk?: unknown, ...rest: unknown[]) => (typeof chunk === 'function' || chunk === undefined ? end(chunk, ...rest) : end(fix(chunk), ...rest))) as ServerResponse['end'];
 }
 
 /** A running listener. */
@@ -47,7 +113,20 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpListener
   const { listen, token, factory, log } = options;
   const modernHandler = createMcpHandler(factory, { legacy: 'reject', onerror: (e) => log.debug(`http: ${e.message}`) });
   const modern = toNodeHandler(modernHandler);
-  const sessions = new Map<string, NodeStreamableHTTPServerTransport>();
+  const sessions = new Map<string, Session>();
+  const idleMs = options.sessionIdleMs ?? 600_000;
+  const maxSessions = options.maxSessions ?? 256;
+  // Abandoned sessions (clients that never send DELETE) are closed once idle.
+  const sweeper = setInterval(() => {
+    const now = Date.now();
+    for (const [id, session] of sessions) {
+      if (session.open > 0 || now - session.lastUsed < idleMs) continue;
+      sessions.delete(id);
+      log.info(`http: closing session ${id}, idle for ${Math.round((now - session.lastUsed) / 1000)} s`);
+      void session.transport.close().catch(() => undefined);
+    }
+  }, Math.max(250, Math.min(idleMs / 4, 30_000)));
+  sweeper.unref();
   const bindName = listen.host.includes(':') ? `[${listen.host}]` : listen.host;
   const hostOk = listen.isLoopback ? hostHeaderValidation(LOCAL_NAMES) : null;
   const originOk = originValidation(listen.isLoopback ? LOCAL_NAMES : [...LOCAL_NAMES, bindName]);
@@ -71,18 +150,46 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpListener
         return;
       }
     }
-    const web = await toWebRequest(req);
-    const body: unknown = req.method === 'POST' ? await web.clone().json().catch(() => undefined) : undefined;
+    let web: Request;
+    try {
+      web = await toWebRequest(req, undefined, { maxRequestBodySize: MAX_REQUEST_BODY_BYTES });
+    } catch (error) {
+      if ((error as Error).name !== 'RequestBodyTooLargeError') throw error;
+      // Let the client finish sending (for a second at most, the rest discarded), so it reads the
+      // answer instead of failing its write on a closed socket.
+      await discardBody(req, 1_000);
+      return rpcError(res, 413, -32600, `Request body too large: the limit is ${MAX_REQUEST_BODY_BYTES} bytes (4 MiB)`, { connection: 'close' });
+    }
+    const parsed = req.method === 'POST' ? parseBody(await web.clone().text()) : { body: undefined, bigId: false, reserved: false };
+    if (parsed.reserved) return rpcError(res, 400, -32600, 'Invalid Request: this string id is reserved');
+    const body = parsed.body;
+    const message = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+    const problem = message && 'id' in message ? paramsProblem(message.method, message.params) : undefined;
+    if (problem !== undefined && message) {
+      if (parsed.bigId) restoreBigIdsOn(res);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32602, message: problem } }));
+      return;
+    }
+    if (parsed.bigId) restoreBigIdsOn(res);
     if (!(await isLegacyRequest(web, body))) return modern(req, res, body);
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const session = sessions.get(sessionId);
-      if (!session) return void res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } }));
-      return session.handleRequest(req, res, body);
+      if (!session) return rpcError(res, 404, -32001, 'Session not found');
+      session.lastUsed = Date.now();
+      session.open++;
+      res.once('close', () => {
+        session.open--;
+        session.lastUsed = Date.now();
+      });
+      return session.transport.handleRequest(req, res, body);
+    }
+    if (sessions.size >= maxSessions) {
+      return rpcError(res, 503, -32001, `Too many sessions: at most ${maxSessions} at once; end one with DELETE or wait until an idle one expires (${Math.round(idleMs / 1000)} s)`, { 'retry-after': '5' });
     }
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, transport),
+      onsessioninitialized: (id) => void sessions.set(id, { transport, lastUsed: Date.now(), open: 0 }),
     });
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
@@ -110,7 +217,8 @@ export async function serveHttp(options: HttpServeOptions): Promise<HttpListener
   return {
     url: `http://${bindName}:${port}${listen.path}`,
     async close() {
-      await Promise.allSettled([...sessions.values()].map((t) => t.close()));
+      clearInterval(sweeper);
+      await Promise.allSettled([...sessions.values()].map((s) => s.transport.close()));
       await modernHandler.close();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));

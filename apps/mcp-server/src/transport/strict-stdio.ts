@@ -11,6 +11,9 @@
 import type { Readable, Writable } from 'node:stream';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter, toLine, type LineEvent } from '@deputy/rpc/core';
 import { isSpecType, parseJSONRPCMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
+import { readIdOfTruncated } from '@deputy/protocol/jsonrpc';
+import { BIG_ID_PREFIX, isReservedId, restoreBigIds, standInBigId } from './big-ids.js';
+import { paramsProblem } from './param-checks.js';
 
 /** Options of the transport. */
 export interface StrictStdioOptions {
@@ -92,7 +95,11 @@ export class StrictStdioServerTransport implements Transport {
 
   #onLine(event: LineEvent): void {
     if (this.#ended) return;
-    if (event.kind === 'overflow') return this.#reply(null, -32600, `Invalid Request: message longer than ${this.#maxLineBytes} bytes`);
+    if (event.kind === 'overflow') {
+      const id = readIdOfTruncated(event.head, event.tail);
+      const readable = typeof id === 'bigint' ? `${BIG_ID_PREFIX}${id.toString()}` : (id ?? null);
+      return this.#reply(readable, -32600, `Invalid Request: message too large (${event.bytes} bytes; the limit is ${this.#maxLineBytes} bytes)`);
+    }
     this.#handleLine(event.text);
   }
 
@@ -107,12 +114,17 @@ export class StrictStdioServerTransport implements Transport {
     if (Array.isArray(value)) return this.#reply(null, -32600, 'Invalid Request: batches are not supported');
     if (typeof value !== 'object' || value === null) return this.#reply(null, -32600, 'Invalid Request: expected a JSON-RPC object');
     const raw = value as Record<string, unknown>;
+    if (isReservedId(raw.id)) return this.#reply(null, -32600, 'Invalid Request: this string id is reserved');
+    // An integer id beyond ±(2^53−1) keeps its exact digits (see big-ids.ts).
+    standInBigId(line, raw);
     const id = readableId(raw.id);
     const isRequest = typeof raw.method === 'string' && 'id' in raw;
     if (isRequest && id === null) return this.#reply(null, -32600, 'Invalid Request: id must be a string or an integer');
     if (isRequest && raw.params !== undefined && (typeof raw.params !== 'object' || raw.params === null || Array.isArray(raw.params))) {
       return this.#reply(id, -32602, 'Invalid params: params must be an object', { method: raw.method });
     }
+    const problem = isRequest ? paramsProblem(raw.method, raw.params) : undefined;
+    if (problem !== undefined) return this.#reply(id, -32602, problem, { method: raw.method });
     let message: JSONRPCMessage;
     try {
       message = parseJSONRPCMessage(raw);
@@ -182,7 +194,7 @@ export class StrictStdioServerTransport implements Transport {
 
   #write(message: unknown): Promise<void> {
     return new Promise((resolve, reject) => {
-      const ok = this.stdout.write(toLine(JSON.stringify(message)), (error) => (error ? reject(error) : undefined));
+      const ok = this.stdout.write(toLine(restoreBigIds(JSON.stringify(message))), (error) => (error ? reject(error) : undefined));
       if (ok) resolve();
       else this.stdout.once('drain', resolve);
     });

@@ -1,11 +1,11 @@
 /**
- * Streamable HTTP (`--listen`): the bearer token (0600 file, printed once on stderr, 401
+ * Streamable HTTP (`--listen`): the bearer token (0600 file, whose path, never the token, is printed; 401
  * without it), Origin and Host checks, the one served path, the loopback rule for
  * `--insecure-no-auth`, and real SDK clients of both eras over it — turns, events, approvals
  * (elicitation on the 2025 session leg, input-required rounds on 2026) and cancellation.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
@@ -34,7 +34,10 @@ async function startHttpServer(harness: Harness, extraArgs: string[] = []): Prom
   };
   try {
     const url = await waitFor(() => /listening on (\S+)/.exec(stderr)?.[1], 15_000, 'the listening line');
-    return { child, url, token: /bearer token \(kept in \S+\): (\S+)/.exec(stderr)?.[1] ?? null, stderr: () => stderr, stop };
+    const tokenFile = /bearer token kept in (\S+)/.exec(stderr)?.[1];
+    const token = tokenFile === undefined ? null : readFileSync(tokenFile, 'utf8').trim();
+    if (token !== null) expect(stderr).not.toContain(token);
+    return { child, url, token, stderr: () => stderr, stop };
   } catch (error) {
     await stop();
     throw new Error(`${(error as Error).message}; stderr: ${stderr}`);
@@ -71,12 +74,13 @@ afterAll(async () => {
 });
 
 describe('HTTP authentication and origin checks', () => {
-  it('keeps the token in a 0600 file under the home and prints it once on stderr', () => {
+  it('keeps the token in a 0600 file under the home and prints where, never the token', () => {
     expect(server.token).toMatch(/^[A-Za-z0-9_-]{40,}$/);
     const file = join(harness.temp.home, 'mcp-server.token');
     expect(existsSync(file)).toBe(true);
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(server.stderr().split(server.token as string).length - 1).toBe(1);
+    expect(server.stderr()).not.toContain(server.token as string);
+    expect(server.stderr()).toContain(`bearer token kept in ${file}`);
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
   });
 

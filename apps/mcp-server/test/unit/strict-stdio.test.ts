@@ -59,13 +59,14 @@ describe('StrictStdioServerTransport framing', () => {
     expect(received).toEqual([{ jsonrpc: '2.0', method: 'notifications/initialized' }]);
   });
 
-  it('answers a line over the size limit once, skips it, and keeps reading', async () => {
+  it('answers a line over the size limit once under its id, skips it, and keeps reading', async () => {
     const { stdin, transport, written, received } = setup(64);
     await transport.start();
     stdin.write(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'x'.repeat(40)}`);
     stdin.write(`${'y'.repeat(40)}"}}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n`);
     await waitFor(() => received.length === 1, 1000, 'the next message');
-    expect(written).toEqual([{ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: message longer than 64 bytes' } }]);
+    const line = `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"${'x'.repeat(40)}${'y'.repeat(40)}"}}`;
+    expect(written).toEqual([{ jsonrpc: '2.0', id: 1, error: { code: -32600, message: `Invalid Request: message too large (${line.length} bytes; the limit is 64 bytes)` } }]);
     expect(received[0]).toMatchObject({ id: 2 });
   });
 });

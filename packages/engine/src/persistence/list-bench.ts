@@ -171,6 +171,9 @@ export async function runListBench(options: ListBenchOptions = {}): Promise<List
       timeQuery(index, 'search "memory leak" (common)', { limit: 25, search: 'memory leak' }, iterations),
       timeQuery(index, 'search "fix" (very common)', { limit: 25, search: 'fix' }, iterations),
       timeQuery(index, 'search "db" (2 chars, LIKE)', { limit: 25, search: 'db' }, iterations),
+      // The longest term thread/list accepts (docs/app-server.md "Limits"), and its largest page.
+      timeQuery(index, 'search of 1024 chars (the limit)', { limit: 25, search: 'memory leak in the parser '.repeat(40).slice(0, 1024) }, iterations),
+      timeQuery(index, 'page of 500 (the limit)', { limit: 500 }, iterations),
     ];
     return { threads, iterations, home, writeMs, rebuildMs, reconcileMs, queries };
   } finally {

@@ -65,6 +65,11 @@ export const ItemPayloadSchema = z.object({
   turnId: z.string(),
   item: ThreadItemSchema,
   completedAtMs: z.number().int(),
+  /**
+   * The agent text streamed so far of an item not yet completed (written at a bounded rate); a
+   * later line for the same item id replaces it. A turn cut by a crash keeps the last one.
+   */
+  partial: z.literal(true).optional(),
 });
 
 /** Token usage after a model request. */

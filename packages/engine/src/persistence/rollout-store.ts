@@ -1,6 +1,8 @@
 /**
  * Rollout files on disk: `RolloutWriter` appends one JSON line per fact with a single synchronous
- * write (so the fact is in the file before the caller publishes its event), plus finding a
+ * write (so the fact is in the file before the caller publishes its event), opening the file for
+ * that write only, so a loaded thread holds no file descriptor between writes (a server with
+ * thousands of loaded threads stays far from `ulimit -n`), plus finding a
  * thread's rollout and moving it in and out of the archive. It never parses a rollout's content
  * (see `rollout-reader.ts`) and never decides what a thread records.
  */
@@ -23,17 +25,20 @@ import type { ThreadIndex } from './thread-index.js';
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
 
-/** Appends lines to one rollout file. Writes are synchronous, so appends never interleave. */
+/** Opens an existing rollout to append (never creates one: a moved file is an error, not a new file). */
+const APPEND_FLAGS = fs.constants.O_WRONLY | fs.constants.O_APPEND;
+
+/**
+ * Appends lines to one rollout file. Writes are synchronous, so appends never interleave; the file
+ * is opened for each write and closed right after it.
+ */
 export class RolloutWriter {
-  #fd: number | null;
+  #isClosed = false;
 
   private constructor(
     /** Absolute path of the rollout file. */
     readonly path: string,
-    fd: number,
-  ) {
-    this.#fd = fd;
-  }
+  ) {}
 
   /**
    * Creates the thread's rollout (dated directories included, file mode 0600) and writes its
@@ -42,8 +47,8 @@ export class RolloutWriter {
   static create(home: string, meta: SessionMetaPayload): RolloutWriter {
     const filePath = rolloutPathFor(home, meta.id, meta.createdAtMs);
     fs.mkdirSync(path.dirname(filePath), { recursive: true, mode: DIR_MODE });
-    const fd = fs.openSync(filePath, 'wx', FILE_MODE);
-    const writer = new RolloutWriter(filePath, fd);
+    fs.closeSync(fs.openSync(filePath, 'wx', FILE_MODE));
+    const writer = new RolloutWriter(filePath);
     try {
       writer.append(rolloutLine('session_meta', meta, meta.createdAtMs));
     } catch (error) {
@@ -59,25 +64,26 @@ export class RolloutWriter {
    * a reported bad line instead of swallowing the next fact.
    */
   static openForAppend(filePath: string): RolloutWriter {
-    const fd = fs.openSync(filePath, 'a+', FILE_MODE);
-    const writer = new RolloutWriter(filePath, fd);
+    const writer = new RolloutWriter(filePath);
+    const fd = fs.openSync(filePath, 'r');
+    let endsTorn = false;
     try {
       const { size } = fs.fstatSync(fd);
       if (size > 0) {
         const last = Buffer.alloc(1);
         fs.readSync(fd, last, 0, 1, size - 1);
-        if (last[0] !== 0x0a) writer.#write('\n');
+        endsTorn = last[0] !== 0x0a;
       }
-    } catch (error) {
-      writer.close();
-      throw error;
+    } finally {
+      fs.closeSync(fd);
     }
+    if (endsTorn) writer.#write('\n');
     return writer;
   }
 
   /** True after `close()`. */
   get isClosed(): boolean {
-    return this.#fd === null;
+    return this.#isClosed;
   }
 
   /**
@@ -90,24 +96,32 @@ export class RolloutWriter {
   }
 
   #write(text: string): void {
-    if (this.#fd === null) throw new Error(`rollout writer is closed: ${this.path}`);
+    if (this.#isClosed) throw new Error(`rollout writer is closed: ${this.path}`);
     const bytes = Buffer.from(text, 'utf8');
-    // One write call per line; the loop only matters if the OS reports a short write.
-    let offset = 0;
-    while (offset < bytes.length) offset += fs.writeSync(this.#fd, bytes, offset, bytes.length - offset);
+    const fd = fs.openSync(this.path, APPEND_FLAGS);
+    try {
+      // One write call per line; the loop only matters if the OS reports a short write.
+      let offset = 0;
+      while (offset < bytes.length) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
+    } finally {
+      fs.closeSync(fd);
+    }
   }
 
   /** Forces written lines to stable storage (fdatasync). */
   flush(): void {
-    if (this.#fd !== null) fs.fdatasyncSync(this.#fd);
+    if (this.#isClosed) return;
+    const fd = fs.openSync(this.path, APPEND_FLAGS);
+    try {
+      fs.fdatasyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
   }
 
-  /** Closes the file. Idempotent; later appends throw. */
+  /** Stops the writer. Idempotent; later appends throw. No file stays open between writes. */
   close(): void {
-    if (this.#fd === null) return;
-    const fd = this.#fd;
-    this.#fd = null;
-    fs.closeSync(fd);
+    this.#isClosed = true;
   }
 }
 

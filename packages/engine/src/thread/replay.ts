@@ -28,6 +28,16 @@ export interface ReplayedThread {
   contextKey: string | null;
 }
 
+/**
+ * Adds an item to a turn's items, replacing an earlier line for the same item id: a `partial`
+ * agent text line is followed by its longer successors, then by the completed item.
+ */
+function upsertItem(items: ThreadItem[], item: ThreadItem): void {
+  const at = item.type === 'agentMessage' ? items.findIndex((i) => i.id === item.id) : -1;
+  if (at === -1) items.push(item);
+  else items[at] = item;
+}
+
 /** Replays rollout lines (after `session_meta`) into thread state. */
 export function replayRollout(lines: readonly { type: string; payload: Record<string, unknown> }[], nowMs = Date.now()): ReplayedThread {
   const state: ReplayedThread = { history: [], historyTurnIds: [], turns: [], name: null, usage: null, repairs: [], lastCwd: null, lastModel: null, contextKey: null };
@@ -48,9 +58,11 @@ export function replayRollout(lines: readonly { type: string; payload: Record<st
         state.history.push(p.item as unknown as ResponseItem);
         state.historyTurnIds.push((p.turnId as string | null) ?? null);
         break;
-      case 'item':
-        turnById(state.turns, p.turnId as string)?.items.push(p.item as ThreadItem);
+      case 'item': {
+        const turn = turnById(state.turns, p.turnId as string);
+        if (turn) upsertItem(turn.items, p.item as ThreadItem);
         break;
+      }
       case 'token_usage':
         state.usage = p.usage as ThreadTokenUsage;
         break;
@@ -104,7 +116,7 @@ function rollback(state: Pick<ReplayedThread, 'turns' | 'history' | 'historyTurn
   dropTurnItems(state.history, state.historyTurnIds, dropLastTurns(state.turns, numTurns));
 }
 
-function repairUnfinished(state: ReplayedThread, nowMs: number): void {
+function repairUnfinished(state: ReplayedThread, _nowMs: number): void {
   const answered = new Set<string>();
   for (const item of state.history) {
     if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') answered.add(item.call_id);
@@ -127,7 +139,7 @@ function repairUnfinished(state: ReplayedThread, nowMs: number): void {
   for (const turn of state.turns) {
     if (turn.info.status !== 'inProgress') continue;
     const lastAgent = [...turn.items].reverse().find((i) => i.type === 'agentMessage');
-    turn.info = { ...turn.info, status: 'interrupted', completedAtMs: nowMs, lastAgentMessage: lastAgent?.type === 'agentMessage' ? lastAgent.text : null };
+    turn.info = { ...turn.info, status: 'interrupted', completedAtMs: null, lastAgentMessage: lastAgent?.type === 'agentMessage' ? lastAgent.text : null };
     state.repairs.push({ type: 'turn_ended', payload: { turn: turn.info } });
   }
 }
@@ -186,11 +198,12 @@ export function RESUME_LINES(type: RolloutLineType, payloadPrefix: (maxBytes: nu
  * shows (`replayRollout` gives every item). Other lines are ignored, so the lines of a
  * `scanRollout` with `RESUME_LINES` give the same turns as the whole file.
  */
-export function messageTurns(lines: readonly RolloutLine[], nowMs = Date.now()): TurnRecord[] {
+export function messageTurns(lines: readonly RolloutLine[], _nowMs = Date.now()): TurnRecord[] {
   const turns: TurnRecord[] = [];
   for (const line of lines) {
     if (line.type === 'item') {
-      if (MESSAGE_TYPES.has(line.payload.item.type)) turnById(turns, line.payload.turnId)?.items.push(line.payload.item);
+      const turn = MESSAGE_TYPES.has(line.payload.item.type) ? turnById(turns, line.payload.turnId) : undefined;
+      if (turn) upsertItem(turn.items, line.payload.item);
     } else if (line.type === 'turn_started') {
       const p = line.payload;
       turns.push({ info: { id: p.turnId, status: 'inProgress', error: null, startedAtMs: p.startedAtMs, completedAtMs: null, lastAgentMessage: null }, items: [] });
@@ -204,7 +217,7 @@ export function messageTurns(lines: readonly RolloutLine[], nowMs = Date.now()):
   for (const turn of turns) {
     if (turn.info.status !== 'inProgress') continue;
     const lastAgent = [...turn.items].reverse().find((i) => i.type === 'agentMessage');
-    turn.info = { ...turn.info, status: 'interrupted', completedAtMs: nowMs, lastAgentMessage: lastAgent?.type === 'agentMessage' ? lastAgent.text : null };
+    turn.info = { ...turn.info, status: 'interrupted', completedAtMs: null, lastAgentMessage: lastAgent?.type === 'agentMessage' ? lastAgent.text : null };
   }
   return turns;
 }

@@ -25,6 +25,9 @@ import { runTurn } from './turn-runner.js';
 import type { ActiveTurn, ReviewRequest, TurnKind } from './turn-scope.js';
 import { joinUserShell, type UserShellHandle } from './user-shell.js';
 
+/** Shortest gap between two writes of one item's streamed agent text (see `#partials`). */
+const PARTIAL_TEXT_INTERVAL_MS = 250;
+
 export type { ModelInfo, PendingApproval, ThreadDeps, ThreadMeta, TurnHandle, TurnRecord } from './thread-types.js';
 export type { ActiveTurn } from './turn-scope.js';
 
@@ -380,9 +383,38 @@ export class Thread {
     return this.deps.mcp.request(server, method, params, signal);
   }
 
+  /**
+   * Agent text streamed but not yet completed, by item id. It is written as a `partial` item line
+   * at most every {@link PARTIAL_TEXT_INTERVAL_MS} per item (and once more when its turn ends
+   * without completing it), so a crash mid-answer loses at most that much of what was said.
+   */
+  readonly #partials = new Map<string, { turnId: string; text: string; writtenAtMs: number; written: number }>();
+
+  #persistPartial(itemId: string, force: boolean): void {
+    const partial = this.#partials.get(itemId);
+    if (!partial || partial.text.length === partial.written) return;
+    const now = Date.now();
+    if (!force && now - partial.writtenAtMs < PARTIAL_TEXT_INTERVAL_MS) return;
+    partial.writtenAtMs = now;
+    partial.written = partial.text.length;
+    const item = { type: 'agentMessage', id: itemId, text: partial.text, phase: null } as const;
+    this.deps.rollout.append({ type: 'item', payload: { turnId: partial.turnId, item, completedAtMs: now, partial: true } });
+  }
+
   #persist(event: EngineEvent): void {
     const rollout = this.deps.rollout;
     switch (event.type) {
+      case 'item.started':
+        if (event.item.type === 'agentMessage' && event.turnId !== null) this.#partials.set(event.item.id, { turnId: event.turnId, text: '', writtenAtMs: Date.now(), written: 0 });
+        break;
+      case 'item.delta': {
+        const partial = event.kind === 'agentMessage' ? this.#partials.get(event.itemId) : undefined;
+        if (partial) {
+          partial.text += event.delta;
+          this.#persistPartial(event.itemId, false);
+        }
+        break;
+      }
       case 'turn.started':
         rollout.append({
           type: 'turn_started',
@@ -391,6 +423,7 @@ export class Thread {
         this.turns.push({ info: event.turn, items: [] });
         break;
       case 'item.completed': {
+        this.#partials.delete(event.item.id);
         rollout.append({ type: 'item', payload: { turnId: event.turnId, item: event.item, completedAtMs: event.atMs } });
         this.turns.find((t) => t.info.id === event.turnId)?.items.push(event.item);
         if (!this.preview && event.item.type === 'userMessage') this.preview = previewOf(event.item);
@@ -403,6 +436,14 @@ export class Thread {
         this.usageIsStale = false;
         break;
       case 'turn.completed': {
+        // Text of this turn that never completed (an interrupt mid-answer) is kept, then dropped.
+        for (const [itemId, partial] of this.#partials) {
+          if (partial.turnId !== event.turn.id) continue;
+          this.#persistPartial(itemId, true);
+          this.#partials.delete(itemId);
+          const items = this.turns.find((t) => t.info.id === event.turn.id)?.items;
+          if (partial.text.length > 0 && items && !items.some((i) => i.id === itemId)) items.push({ type: 'agentMessage', id: itemId, text: partial.text, phase: null });
+        }
         rollout.append({ type: 'turn_ended', payload: { turn: event.turn } });
         const record = this.turns.find((t) => t.info.id === event.turn.id);
         if (record) record.info = event.turn;

@@ -9,8 +9,14 @@
 /** Default longest accepted line: 64 MiB (the reference accepted 20 MiB lines). */
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
 
-/** One framing result: a complete line, or the size of a discarded over-long line. */
-export type LineEvent = { kind: 'line'; text: string } | { kind: 'overflow'; bytes: number };
+/** Bytes kept of each end of a discarded over-long line, so its id can still be read. */
+export const OVERFLOW_EDGE_BYTES = 4096;
+
+/**
+ * One framing result: a complete line, or a discarded over-long line: its size and its first and
+ * last {@link OVERFLOW_EDGE_BYTES} bytes (decoded as UTF-8), where a request's id usually is.
+ */
+export type LineEvent = { kind: 'line'; text: string } | { kind: 'overflow'; bytes: number; head: string; tail: string };
 
 /** Options of {@link LineSplitter}. */
 export interface LineSplitterOptions {
@@ -30,6 +36,8 @@ export class LineSplitter {
   /** True while skipping the rest of an over-long line. */
   #discarding = false;
   #discardedBytes = 0;
+  #head: Buffer = Buffer.alloc(0);
+  #tail: Buffer = Buffer.alloc(0);
 
   constructor(options: LineSplitterOptions = {}) {
     this.#max = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
@@ -63,12 +71,24 @@ export class LineSplitter {
     if (piece.length === 0) return;
     if (this.#discarding) {
       this.#discardedBytes += piece.length;
+      this.#keepTail(piece);
       return;
     }
     // The limit allows one extra byte for a `\r` that a CRLF line end will strip.
     if (this.#pendingBytes + piece.length > this.#max + 1) {
       this.#discarding = true;
       this.#discardedBytes = this.#pendingBytes + piece.length;
+      const edge: Buffer[] = [];
+      let kept = 0;
+      for (const p of [...this.#pending, piece]) {
+        if (kept >= OVERFLOW_EDGE_BYTES) break;
+        edge.push(p.subarray(0, OVERFLOW_EDGE_BYTES - kept));
+        kept += Math.min(p.length, OVERFLOW_EDGE_BYTES - kept);
+      }
+      this.#head = Buffer.concat(edge);
+      this.#tail = Buffer.alloc(0);
+      for (const p of this.#pending) this.#keepTail(p);
+      this.#keepTail(piece);
       this.#pending = [];
       this.#pendingBytes = 0;
       return;
@@ -77,19 +97,30 @@ export class LineSplitter {
     this.#pendingBytes += piece.length;
   }
 
+  /** Keeps the last {@link OVERFLOW_EDGE_BYTES} bytes seen of a discarded line. */
+  #keepTail(piece: Buffer): void {
+    const last = piece.length >= OVERFLOW_EDGE_BYTES ? piece.subarray(piece.length - OVERFLOW_EDGE_BYTES) : piece;
+    const joined = Buffer.concat([this.#tail, last]);
+    this.#tail = Buffer.from(joined.subarray(Math.max(0, joined.length - OVERFLOW_EDGE_BYTES)));
+  }
+
   #finishLine(): LineEvent | undefined {
     if (this.#discarding) {
-      const bytes = this.#discardedBytes;
+      const event: LineEvent = { kind: 'overflow', bytes: this.#discardedBytes, head: this.#head.toString('utf8'), tail: this.#tail.toString('utf8') };
       this.#discarding = false;
       this.#discardedBytes = 0;
-      return { kind: 'overflow', bytes };
+      this.#head = Buffer.alloc(0);
+      this.#tail = Buffer.alloc(0);
+      return event;
     }
     // With no pieces, Buffer.concat gives an empty buffer: a blank line.
     let line = this.#pending.length === 1 ? (this.#pending[0] as Buffer) : Buffer.concat(this.#pending, this.#pendingBytes);
     this.#pending = [];
     this.#pendingBytes = 0;
     if (line.length > 0 && line[line.length - 1] === CARRIAGE_RETURN) line = line.subarray(0, line.length - 1);
-    if (line.length > this.#max) return { kind: 'overflow', bytes: line.length };
+    if (line.length > this.#max) {
+      return { kind: 'overflow', bytes: line.length, head: line.subarray(0, OVERFLOW_EDGE_BYTES).toString('utf8'), tail: line.subarray(Math.max(0, line.length - OVERFLOW_EDGE_BYTES)).toString('utf8') };
+    }
     // Blank separators (a bare `\n` or `\r\n`) are not messages; anything else goes to the decoder.
     if (line.length === 0) return undefined;
     return { kind: 'line', text: line.toString('utf8') };

@@ -8,9 +8,9 @@
  */
 import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
-import { decodeMessage, encodeMessage, type JsonRpcMessage } from '@deputy/protocol/jsonrpc';
+import { INVALID_REQUEST, decodeMessage, encodeMessage, readIdOfTruncated, type JsonRpcMessage } from '@deputy/protocol/jsonrpc';
 import { AsyncQueue } from './async-queue.js';
-import { LineSplitter, toLine } from './ndjson.js';
+import { DEFAULT_MAX_LINE_BYTES, LineSplitter, toLine } from './ndjson.js';
 import { NOOP_LOGGER, type Listener, type Transport, type TransportOptions } from './transport.js';
 
 /** Options of {@link createStdioTransport}. */
@@ -52,7 +52,14 @@ class StdioTransport implements Transport {
     const deliver = (events: ReturnType<LineSplitter['push']>): void => {
       for (const event of events) {
         if (event.kind === 'overflow') {
-          logger.warn('dropped an over-long line', { transport: 'stdio', bytes: event.bytes });
+          // Answered when its id can be read from the line's ends (docs/app-server.md "Limits").
+          const id = readIdOfTruncated(event.head, event.tail);
+          logger.warn('dropped an over-long line', { transport: 'stdio', bytes: event.bytes, answered: id !== undefined });
+          if (id !== undefined) {
+            const limit = this.#options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+            const message = `Invalid request: message too large (${event.bytes} bytes; the limit is ${limit} bytes)`;
+            void this.send({ id, error: { code: INVALID_REQUEST, message } }).catch(() => undefined);
+          }
           continue;
         }
         const decoded = decodeMessage(event.text, { versionField });
@@ -96,9 +103,17 @@ class StdioTransport implements Transport {
     return this.#queue;
   }
 
+  encode(message: JsonRpcMessage): string {
+    return encodeMessage(message, { versionField: this.#options.versionField });
+  }
+
   async send(message: JsonRpcMessage): Promise<void> {
+    await this.sendEncoded(this.encode(message));
+  }
+
+  async sendEncoded(text: string): Promise<void> {
     if (this.#isClosed) throw new Error('stdio transport is closed');
-    const line = toLine(encodeMessage(message, { versionField: this.#options.versionField }));
+    const line = toLine(text);
     if (this.#output.write(line)) return;
     try {
       await once(this.#output, 'drain', { signal: this.#closing.signal });

@@ -16,10 +16,22 @@ export interface Transport {
    * serialize their writes (the connection keeps a single write queue).
    */
   send(message: JsonRpcMessage): Promise<void>;
+  /**
+   * Optional: encodes a message as this carrier would (throws a `TypeError` when it cannot).
+   * With {@link sendEncoded}, it lets the connection know each message's size when it is queued
+   * and so keep a byte budget per connection.
+   */
+  encode?(message: JsonRpcMessage): string;
+  /** Optional: writes a message {@link encode} produced; otherwise as `send`. */
+  sendEncoded?(text: string): Promise<void>;
   /** The inbound messages in arrival order; ends when the peer goes away. Iterate it once. */
   messages(): AsyncIterable<JsonRpcMessage>;
-  /** Closes the carrier; resolves when it is closed. Safe to call more than once. */
-  close(reason?: string): Promise<void>;
+  /**
+   * Closes the carrier; resolves when it is closed. Safe to call more than once. A `code` (a
+   * WebSocket close code) says why, e.g. 1013 for a peer that stopped reading; carriers without
+   * close codes ignore it.
+   */
+  close(reason?: string, code?: number): Promise<void>;
   /** Resolves when the carrier is closed, by either side. Never rejects. */
   readonly closed: Promise<void>;
   /** A short description for logs, e.g. `ws 127.0.0.1:53422` or `stdio`. */

@@ -23,6 +23,8 @@ export interface WebSocketTransportOptions extends TransportOptions {
 
 /** Close code for a normal close. */
 const NORMAL_CLOSURE = 1000;
+/** How long a close with a code waits for a slow reader to take its last bytes and the code. */
+const CODED_CLOSE_GRACE_MS = 10_000;
 /** Longest close reason a frame can carry is 123 bytes; keep well under it. */
 const MAX_REASON_CHARS = 60;
 
@@ -83,15 +85,23 @@ export class WebSocketTransport implements Transport {
     return this.#queue;
   }
 
+  encode(message: JsonRpcMessage): string {
+    return encodeMessage(message, { versionField: this.#options.versionField });
+  }
+
   send(message: JsonRpcMessage): Promise<void> {
-    if (this.#isClosed || this.#ws.readyState !== this.#ws.OPEN) {
-      return Promise.reject(new Error(`${this.description} is closed`));
-    }
     let text: string;
     try {
-      text = encodeMessage(message, { versionField: this.#options.versionField });
+      text = this.encode(message);
     } catch (e) {
       return Promise.reject(e);
+    }
+    return this.sendEncoded(text);
+  }
+
+  sendEncoded(text: string): Promise<void> {
+    if (this.#isClosed || this.#ws.readyState !== this.#ws.OPEN) {
+      return Promise.reject(new Error(`${this.description} is closed`));
     }
     return new Promise<void>((resolve, reject) => {
       // A destroyed socket may never call back; the close event settles the send instead.
@@ -105,10 +115,17 @@ export class WebSocketTransport implements Transport {
     });
   }
 
-  async close(reason?: string): Promise<void> {
+  async close(reason?: string, code?: number): Promise<void> {
     if (!this.#isClosed) {
       const ws = this.#ws;
-      if (ws.readyState === ws.CONNECTING || ws.bufferedAmount > 0) {
+      if (code !== undefined && ws.readyState === ws.OPEN) {
+        // A close that says why: the frame queues behind unsent data, so a reader that resumes in
+        // time reads everything owed to it, then the code; one that does not is cut off.
+        ws.close(code, (reason ?? '').slice(0, MAX_REASON_CHARS));
+        const timer = setTimeout(() => ws.terminate(), Math.max(this.#options.closeTimeoutMs ?? 1000, CODED_CLOSE_GRACE_MS));
+        timer.unref();
+        void this.closed.then(() => clearTimeout(timer));
+      } else if (ws.readyState === ws.CONNECTING || ws.bufferedAmount > 0) {
         // The peer is not reading: a close handshake would queue behind the stuck data.
         ws.terminate();
       } else if (ws.readyState === ws.OPEN) {

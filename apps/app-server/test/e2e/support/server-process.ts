@@ -109,9 +109,18 @@ export interface ServerProcess {
 export const BUILD_TIMEOUT_MS = 240_000;
 
 /** Spawns the built server (call `ensureBuilt` in `beforeAll` first) and waits for its banners. */
-export async function spawnServer(temp: TempHome, listen: string[], extraArgs: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
+export async function spawnServer(
+  temp: TempHome,
+  listen: string[],
+  extraArgs: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+  options: { maxOpenFiles?: number } = {},
+): Promise<ServerProcess> {
   const args = [MAIN_JS, ...listen.flatMap((l) => ['--listen', l]), ...extraArgs];
-  const child = spawn(process.execPath, args, { cwd: temp.cwd, env: { ...process.env, DEPUTY_HOME: temp.home, DEPUTY_LOG: 'warn', ...env }, stdio: 'pipe' });
+  // With `maxOpenFiles`, bash lowers `ulimit -n` and then execs node in its place (same PID).
+  const [command, argv] =
+    options.maxOpenFiles === undefined ? [process.execPath, args] : ['bash', ['-c', `ulimit -n ${options.maxOpenFiles} && exec "$0" "$@"`, process.execPath, ...args]];
+  const child = spawn(command, argv, { cwd: temp.cwd, env: { ...process.env, DEPUTY_HOME: temp.home, DEPUTY_LOG: 'warn', ...env }, stdio: 'pipe' });
   const pid = child.pid;
   if (pid === undefined) throw new Error('could not spawn the app-server');
   let err = '';
