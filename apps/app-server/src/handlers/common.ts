@@ -65,7 +65,7 @@ export function defined<T extends Record<string, unknown>>(object: T): Partial<T
   return Object.fromEntries(Object.entries(object).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-/** Refuses an ephemeral thread: the engine persists every thread. */
+/** Refuses an ephemeral fork: only `thread/start` makes ephemeral threads. */
 export function rejectEphemeral(ephemeral: boolean | null | undefined): void {
-  if (ephemeral === true) throw RpcError.invalidRequest('ephemeral threads are not supported by this server; every thread is persisted');
+  if (ephemeral === true) throw RpcError.invalidRequest('ephemeral forks are not supported by this server; start an ephemeral thread with thread/start');
 }

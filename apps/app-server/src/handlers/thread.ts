@@ -48,8 +48,9 @@ function refuseArchived(app: AppContext, threadId: string): void {
 export function threadHandlers(app: AppContext): Handlers {
   return {
     'thread/start': async (params, ctx) => {
-      rejectEphemeral(params.ephemeral);
-      const thread = await app.manager.start({ cwd: app.cwd, ...threadOptions(app, params) });
+      // An ephemeral thread (the TUI's hidden title thread) lives in memory only.
+      const ephemeral = params.ephemeral === true ? { ephemeral: true } : {};
+      const thread = await app.manager.start({ cwd: app.cwd, ...threadOptions(app, params), ...ephemeral });
       app.router.subscribe(thread.id, app.stateOf(ctx.connection));
       const result = sessionResult(app, thread, []);
       const mcp = startupStatusReplay(thread.id, thread.mcpServerStatuses());

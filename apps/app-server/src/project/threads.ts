@@ -79,7 +79,7 @@ export function projectThread({ summary, cliVersion, status, turns = [] }: Threa
     sessionId: summary.id,
     forkedFromId: summary.forkedFromId,
     preview: summary.preview,
-    ephemeral: false,
+    ephemeral: summary.ephemeral === true,
     modelProvider: summary.modelProvider,
     createdAt: wholeSeconds(summary.createdAtMs),
     updatedAt: wholeSeconds(summary.updatedAtMs),
@@ -93,6 +93,7 @@ export function projectThread({ summary, cliVersion, status, turns = [] }: Threa
     agentRole: null,
     gitInfo: null,
     name: summary.name,
+    projectId: null,
     turns,
   };
 }

@@ -22,6 +22,8 @@ export interface HarnessOptions {
   /** Connection outbound limits (memory connections). */
   outboundSoftLimit?: number;
   outboundHardLimit?: number;
+  /** Check the wire against the 0.171 reference too (see `WireValidator`). */
+  reference0171?: boolean;
 }
 
 /** The config.toml of a test home. */

@@ -33,6 +33,8 @@ export interface Harness {
 
 /** Starts a harness. */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  // First: it throws when a reference it needs is missing, before anything is started.
+  const validator = new WireValidator({ reference0171: options.reference0171 === true });
   const model = await startScriptedModelServer({ handler: options.handler ?? referenceScript, models: ['mock-model', 'gpt-5.2-codex', 'gpt-4.1'] });
   const temp = await makeTempHome('deputy-as-');
   await writeFile(join(temp.home, 'config.toml'), testConfigToml(model.url, options));
@@ -46,7 +48,6 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     outboundSoftLimit: options.outboundSoftLimit,
     outboundHardLimit: options.outboundHardLimit,
   });
-  const validator = new WireValidator();
   const clients: WireClient[] = [];
   return {
     model,

@@ -1,11 +1,25 @@
 /**
  * The wire sniffer's checker: every message the server sends is validated against our zod
- * schemas (`@deputy/protocol` method tables) and against the reference's JSON Schema of Codex
- * app-server 0.130.0 (ajv). Client messages are only recorded, to know which method a response
- * answers. Problems are collected, not thrown, so a test can assert there were none at the end.
+ * schemas (`@deputy/protocol` method tables) and against the reference's JSON Schema (ajv) of
+ * each generation that has the method: Codex app-server 0.130.0 always, 0.171.0 as well with
+ * `{ reference0171: true }`. A method that none of the checked references has is a problem.
+ * Client messages are recorded, to know which method a response answers; with 0.171 their params
+ * are checked against the references too. Problems are collected, not thrown, so a test can
+ * assert there were none at the end.
  */
 import { AppServer, isJsonRpcNotification, isJsonRpcRequest, type JsonRpcMessage, type RequestId } from '@deputy/protocol';
-import { validateAgainstReference } from '../../../../packages/protocol/test/support/reference-schema.js';
+import {
+  REFERENCE_0130,
+  reference0171,
+  type ReferenceBundle,
+  type ReferenceKind,
+} from '../../../../packages/protocol/test/support/reference-schema.js';
+
+/** Options of {@link WireValidator}. */
+export interface WireValidatorOptions {
+  /** Also check against the 0.171 reference, and check the params of client requests. */
+  reference0171?: boolean;
+}
 
 function issuesOf(result: { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } }): string {
   return (result.error?.issues ?? []).map((i) => `${i.path.map(String).join('.')}: ${i.message}`).join('; ');
@@ -20,10 +34,29 @@ export class WireValidator {
   /** Messages checked, per kind (so a test can tell the sniffer saw something). */
   readonly counts = { responses: 0, errors: 0, notifications: 0, serverRequests: 0 };
   readonly #requestMethods = new Map<string, string>();
+  readonly #references: readonly ReferenceBundle[];
+  readonly #checkRequests: boolean;
 
-  /** Records a message the client sent. */
+  constructor(options: WireValidatorOptions = {}) {
+    this.#references = options.reference0171 === true ? [REFERENCE_0130, reference0171()] : [REFERENCE_0130];
+    this.#checkRequests = options.reference0171 === true;
+  }
+
+  /** Records a message the client sent (and, with 0.171, checks a request's params). */
   clientSent(message: JsonRpcMessage): void {
-    if (isJsonRpcRequest(message)) this.#requestMethods.set(key(message.id), message.method);
+    if (!isJsonRpcRequest(message)) return;
+    this.#requestMethods.set(key(message.id), message.method);
+    if (this.#checkRequests) this.#checkReferences('request', message.method, message.params ?? undefined, `request ${message.method}`);
+  }
+
+  /** Validates against every checked reference that has the method; a problem when none has it. */
+  #checkReferences(kind: ReferenceKind, method: string, payload: unknown, what: string): void {
+    const having = this.#references.filter((reference) => reference.has(kind, method));
+    if (having.length === 0) this.problems.push(`${what}: no checked reference has this method`);
+    for (const reference of having) {
+      const ref = reference.validate(kind, method, payload);
+      if (!ref.valid) this.problems.push(`${what}: reference ${reference.bundleId} ${ref.definition}: ${ref.errors.join('; ')}`);
+    }
   }
 
   /** Validates a message the server sent. */
@@ -45,8 +78,7 @@ export class WireValidator {
     if (!AppServer.isClientRequestMethod(method)) return;
     const ours = AppServer.clientRequests[method].result.safeParse(message.result);
     if (!ours.success) this.problems.push(`response ${method}: ours: ${issuesOf(ours)}`);
-    const ref = validateAgainstReference('response', method, message.result);
-    if (!ref.valid) this.problems.push(`response ${method}: reference ${ref.definition}: ${ref.errors.join('; ')}`);
+    this.#checkReferences('response', method, message.result, `response ${method}`);
   }
 
   #notification(method: string, params: unknown): void {
@@ -57,8 +89,7 @@ export class WireValidator {
     }
     const ours = AppServer.serverNotifications[method].params.safeParse(params);
     if (!ours.success) this.problems.push(`notification ${method}: ours: ${issuesOf(ours)}`);
-    const ref = validateAgainstReference('notification', method, params);
-    if (!ref.valid) this.problems.push(`notification ${method}: reference ${ref.definition}: ${ref.errors.join('; ')}`);
+    this.#checkReferences('notification', method, params, `notification ${method}`);
   }
 
   #serverRequest(method: string, params: unknown): void {
@@ -69,7 +100,6 @@ export class WireValidator {
     }
     const ours = AppServer.serverRequests[method].params.safeParse(params);
     if (!ours.success) this.problems.push(`server request ${method}: ours: ${issuesOf(ours)}`);
-    const ref = validateAgainstReference('serverRequest', method, params);
-    if (!ref.valid) this.problems.push(`server request ${method}: reference ${ref.definition}: ${ref.errors.join('; ')}`);
+    this.#checkReferences('serverRequest', method, params, `server request ${method}`);
   }
 }

@@ -41,6 +41,17 @@ export type {
   ThreadSource, GitInfo, Thread, ThreadTokenUsage,
 } from './shared.js';
 export {
+  ThreadRevertParamsSchema, ThreadRevertResultSchema, ThreadItemsListAnchorSchema, ThreadItemsListParamsSchema,
+  ThreadItemEntrySchema, ThreadItemsListResultSchema, ThreadItemsReadParamsSchema, ThreadItemsReadResultSchema,
+  ThreadGoalStatusSchema, ThreadGoalSchema, ThreadGoalSetParamsSchema, QueuedSubmissionSchema,
+  ThreadQueueAddParamsSchema, ThreadQueueUpdateParamsSchema,
+} from './thread-0171.js';
+export type {
+  ThreadRevertParams, ThreadRevertResult, ThreadItemsListAnchor, ThreadItemsListParams, ThreadItemEntry,
+  ThreadItemsListResult, ThreadItemsReadParams, ThreadItemsReadResult, ThreadGoalStatus, ThreadGoal,
+  ThreadGoalGetResult, ThreadGoalSetParams, QueuedSubmission, ThreadQueueAddParams, ThreadQueueUpdateParams,
+} from './thread-0171.js';
+export {
   ClientInfoSchema, InitializeCapabilitiesSchema, InitializeParamsSchema, InitializeResultSchema,
 } from './initialize.js';
 export type {

@@ -192,6 +192,8 @@ export const ThreadSchema = z.object({
   gitInfo: GitInfoSchema.nullable(),
   /** Name set by `thread/name/set`, null until then. */
   name: z.string().nullable(),
+  /** The project the thread belongs to (0.171), null when none. */
+  projectId: z.string().nullable().optional(),
   /** Turns, filled only where a method says so; `[]` otherwise. */
   turns: z.array(TurnSchema),
 });
