@@ -25,6 +25,7 @@ import { goalHandlers } from './handlers/goals.js';
 import { threadDeleteHandlers } from './handlers/thread-delete.js';
 import { threadHistoryHandlers } from './handlers/thread-history.js';
 import { threadQueueHandlers } from './handlers/thread-queue.js';
+import { threadSearchHandlers } from './handlers/thread-search.js';
 import { threadStoreHandlers } from './handlers/thread-store.js';
 import { threadHandlers } from './handlers/thread.js';
 import { turnHandlers } from './handlers/turn.js';
@@ -99,6 +100,7 @@ export async function openEngineServices(options: EngineServicesOptions): Promis
     ...goalHandlers(app),
     ...threadDeleteHandlers(app),
     ...threadQueueHandlers(app),
+    ...threadSearchHandlers(app),
   };
   const stopFollowing = followThreadState(app);
   return {

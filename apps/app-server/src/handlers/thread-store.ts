@@ -6,7 +6,7 @@
  * `thread/unarchived` and `thread/name/updated` after theirs.
  */
 import { RpcError } from '@deputy/rpc/core';
-import { EngineError } from '@deputy/engine';
+import { EngineError, type ThreadSummary } from '@deputy/engine';
 import type { AppServer } from '@deputy/protocol';
 import { afterResponseOn, type AppContext } from '../app-context.js';
 import { threadArchived, threadNameUpdated, threadStatusChanged, threadUnarchived } from '../project/lifecycle.js';
@@ -34,9 +34,19 @@ const INTERACTIVE_SOURCES = ['cli', 'vscode'];
 
 const DEFAULT_PAGE = 25;
 
+/** The engine source strings a `sourceKinds` filter selects (absent or `[]`: the interactive ones). */
+export function sourcesOf(kinds: readonly AppServer.ThreadSourceKind[] | null | undefined): string[] {
+  return kinds == null || kinds.length === 0 ? INTERACTIVE_SOURCES : [...new Set(kinds.flatMap((k) => SOURCES_OF_KIND[k]))];
+}
+
+/** The wire thread of a listed summary: the loaded thread's view when loaded, else `notLoaded`. */
+export function wireListed(app: AppContext, summary: ThreadSummary): AppServer.Thread {
+  const loaded = app.manager.get(summary.id);
+  return loaded ? wireLoadedThread(app, loaded) : projectThread({ summary, cliVersion: app.runtime.version, status: { type: 'notLoaded' } });
+}
+
 function listPage(app: AppContext, params: AppServer.ThreadListParams): AppServer.ThreadListResult {
-  const kinds = params.sourceKinds ?? [];
-  const sources = kinds.length === 0 ? INTERACTIVE_SOURCES : [...new Set(kinds.flatMap((k) => SOURCES_OF_KIND[k]))];
+  const sources = sourcesOf(params.sourceKinds);
   if (sources.length === 0 || params.limit === 0) return { data: [], nextCursor: null, backwardsCursor: null };
   let page;
   try {
@@ -55,10 +65,7 @@ function listPage(app: AppContext, params: AppServer.ThreadListParams): AppServe
     if (e instanceof EngineError && e.code === 'invalid_cursor') throw RpcError.invalidRequest(e.message);
     throw e;
   }
-  const data = page.threads.map((summary) => {
-    const loaded = app.manager.get(summary.id);
-    return loaded ? wireLoadedThread(app, loaded) : projectThread({ summary, cliVersion: app.runtime.version, status: { type: 'notLoaded' } });
-  });
+  const data = page.threads.map((summary) => wireListed(app, summary));
   return { data, nextCursor: page.nextCursor, backwardsCursor: null };
 }
 

@@ -44,12 +44,14 @@ export {
   ThreadRevertParamsSchema, ThreadRevertResultSchema, ThreadItemsListAnchorSchema, ThreadItemsListParamsSchema,
   ThreadItemEntrySchema, ThreadItemsListResultSchema, ThreadItemsReadParamsSchema, ThreadItemsReadResultSchema,
   ThreadGoalStatusSchema, ThreadGoalSchema, ThreadGoalSetParamsSchema, QueuedSubmissionSchema,
-  ThreadQueueAddParamsSchema, ThreadQueueUpdateParamsSchema,
+  ThreadQueueAddParamsSchema, ThreadQueueUpdateParamsSchema, ThreadSearchParamsSchema,
+  ThreadSearchResultEntrySchema, ThreadSearchResultSchema, ThreadSearchOccurrenceSchema,
 } from './thread-0171.js';
 export type {
   ThreadRevertParams, ThreadRevertResult, ThreadItemsListAnchor, ThreadItemsListParams, ThreadItemEntry,
   ThreadItemsListResult, ThreadItemsReadParams, ThreadItemsReadResult, ThreadGoalStatus, ThreadGoal,
   ThreadGoalGetResult, ThreadGoalSetParams, QueuedSubmission, ThreadQueueAddParams, ThreadQueueUpdateParams,
+  ThreadSearchParams, ThreadSearchResultEntry, ThreadSearchResult, ThreadSearchOccurrencesParams, ThreadSearchOccurrence,
 } from './thread-0171.js';
 export {
   ClientInfoSchema, InitializeCapabilitiesSchema, InitializeParamsSchema, InitializeResultSchema,

@@ -4,13 +4,15 @@
  * `thread/items/list` and `thread/items/read` (whole-thread item pages with their turn ids),
  * `thread/goal/get|set|clear` with `thread/goal/updated` and `thread/goal/cleared`,
  * `thread/delete` with `thread/deleted`, and the per-thread queue of pending submissions
- * (`thread/queue/*` with `thread/queue/changed`). Params are lenient about unknown fields, as the
+ * (`thread/queue/*` with `thread/queue/changed`), and thread search (`thread/search`, its
+ * streamed form with `thread/search/partial`, their cancels, `thread/searchOccurrences`). Params are lenient about unknown fields, as the
  * reference's are; experimental methods are gated in `methods.ts`.
  */
 import { z } from 'zod';
 import { ThreadItemSchema, UserInputSchema } from './items.js';
-import { Int64Schema, UInt32Schema } from './primitives.js';
+import { Int64Schema, PayloadRequestIdSchema, UInt32Schema } from './primitives.js';
 import { ThreadSchema, TurnSchema } from './shared.js';
+import { ThreadSourceKindSchema } from './thread.js';
 import { PageSortDirectionSchema } from './turns-list.js';
 
 /** `thread/revert` params: drop `beforeTurnId` and every later turn from the stored history. */
@@ -227,3 +229,80 @@ export const ThreadQueueStartParamsSchema = z.object({ threadId: z.string(), que
 
 /** `thread/queue/start` result. */
 export const ThreadQueueStartResultSchema = z.object({ turn: TurnSchema });
+
+/** Sort keys of `thread/search` (`recency_at` sorts as `updated_at`). */
+export const ThreadSearchSortKeySchema = z.enum(['created_at', 'updated_at', 'recency_at']);
+
+/** `thread/search` and `thread/search/stream` params (experimental). */
+export const ThreadSearchParamsSchema = z.object({
+  /** The text to find (trimmed; at most 65,536 UTF-8 bytes). */
+  searchTerm: z.string(),
+  cursor: z.string().nullish(),
+  /** Page size (default 25, at most 100). */
+  limit: UInt32Schema.nullish(),
+  sortKey: ThreadSearchSortKeySchema.nullish(),
+  sortDirection: PageSortDirectionSchema.nullish(),
+  /** Only these sources; absent or `[]` means the interactive ones. */
+  sourceKinds: z.array(ThreadSourceKindSchema).nullish(),
+  /** `true` searches archived threads only. */
+  archived: z.boolean().nullish(),
+  /** Accepted; every local thread is the current account's. */
+  currentAccountOnly: z.boolean().optional(),
+  /** Accepted; Deputy has no attached threads. */
+  includeAttachedThreads: z.boolean().optional(),
+});
+export type ThreadSearchParams = z.infer<typeof ThreadSearchParamsSchema>;
+
+/** One thread found, with the text around the first match. */
+export const ThreadSearchResultEntrySchema = z.object({
+  thread: ThreadSchema,
+  snippet: z.string(),
+});
+export type ThreadSearchResultEntry = z.infer<typeof ThreadSearchResultEntrySchema>;
+
+/** `thread/search` result. */
+export const ThreadSearchResultSchema = z.object({
+  data: z.array(ThreadSearchResultEntrySchema),
+  nextCursor: z.string().nullable(),
+  /** Never set: pages go one way. */
+  backwardsCursor: z.string().nullable(),
+});
+export type ThreadSearchResult = z.infer<typeof ThreadSearchResultSchema>;
+
+/** `thread/search/partial` notification: a batch found so far, for one `thread/search/stream` request. */
+export const ThreadSearchPartialNotificationSchema = z.object({
+  requestId: PayloadRequestIdSchema,
+  data: z.array(ThreadSearchResultEntrySchema),
+});
+
+/** `thread/search/cancel` and `thread/search/stream/cancel` params. */
+export const ThreadSearchCancelParamsSchema = z.object({ requestId: PayloadRequestIdSchema });
+
+/** `thread/searchOccurrences` params (experimental). */
+export const ThreadSearchOccurrencesParamsSchema = z.object({
+  threadId: z.string(),
+  /** Case-insensitive literal text. */
+  searchTerm: z.string(),
+  cursor: z.string().nullish(),
+  /** Page size (default 25, at most 100). */
+  limit: UInt32Schema.nullish(),
+});
+export type ThreadSearchOccurrencesParams = z.infer<typeof ThreadSearchOccurrencesParamsSchema>;
+
+/** One match inside a thread's messages. */
+export const ThreadSearchOccurrenceSchema = z.object({
+  turnId: z.string(),
+  itemId: z.string(),
+  snippet: z.string(),
+  /** The match inside `snippet`, in UTF-16 code units, end exclusive. */
+  snippetMatchRange: z.object({ start: UInt32Schema, end: UInt32Schema }),
+  /** Inclusive `thread/turns/list` cursor of the turn. */
+  turnCursor: z.string(),
+});
+export type ThreadSearchOccurrence = z.infer<typeof ThreadSearchOccurrenceSchema>;
+
+/** `thread/searchOccurrences` result. */
+export const ThreadSearchOccurrencesResultSchema = z.object({
+  data: z.array(ThreadSearchOccurrenceSchema),
+  nextCursor: z.string().nullable(),
+});
