@@ -7,6 +7,7 @@
  */
 import type { AppServer } from '@deputy/protocol';
 import type { Connection } from '@deputy/rpc/core';
+import { isCurrentClient, NOTIFICATIONS_SINCE_0171 } from './generations.js';
 
 /** Which carrier a connection came in on (for logs). */
 export type TransportKind = 'stdio' | 'ws' | 'unix' | 'memory';
@@ -36,6 +37,8 @@ export class ConnectionState {
   hasExperimentalApi = false;
   /** `clientInfo` from `initialize`. */
   clientInfo: AppServer.ClientInfo | null = null;
+  /** The client speaks the current (0.169+) protocol (`generations.ts`). */
+  isCurrentClient = false;
   /** Thread ids this connection receives turn and item events for. */
   readonly subscriptions = new Set<string>();
   readonly #optOut = new Set<string>();
@@ -65,11 +68,16 @@ export class ConnectionState {
     this.isInitialized = true;
     this.clientInfo = params.clientInfo;
     this.hasExperimentalApi = params.capabilities?.experimentalApi === true;
+    this.isCurrentClient = isCurrentClient(params);
     for (const method of params.capabilities?.optOutNotificationMethods ?? []) this.#optOut.add(method);
   }
 
-  /** True when this connection receives `method` notifications (initialized, not opted out). */
+  /**
+   * True when this connection receives `method` notifications: initialized, not opted out, and
+   * of a generation that defines the method.
+   */
   wants(method: string): boolean {
+    if (NOTIFICATIONS_SINCE_0171.has(method) && !this.isCurrentClient) return false;
     return this.isInitialized && !this.#optOut.has(method) && !this.connection.isClosed;
   }
 

@@ -26,6 +26,8 @@ import { threadDeleteHandlers } from './handlers/thread-delete.js';
 import { threadHistoryHandlers } from './handlers/thread-history.js';
 import { threadQueueHandlers } from './handlers/thread-queue.js';
 import { threadSearchHandlers } from './handlers/thread-search.js';
+import { readStateHandlers } from './handlers/read-state.js';
+import { sectionHandlers } from './handlers/sections.js';
 import { threadStoreHandlers } from './handlers/thread-store.js';
 import { threadHandlers } from './handlers/thread.js';
 import { turnHandlers } from './handlers/turn.js';
@@ -101,6 +103,8 @@ export async function openEngineServices(options: EngineServicesOptions): Promis
     ...threadDeleteHandlers(app),
     ...threadQueueHandlers(app),
     ...threadSearchHandlers(app),
+    ...readStateHandlers(app),
+    ...sectionHandlers(app),
   };
   const stopFollowing = followThreadState(app);
   return {

@@ -2,14 +2,16 @@
  * What happens to a thread's stored state as its turns run (docs/app-server.md, "0.171
  * additions"): an active goal counts the tokens of each model request and the time of each turn,
  * becomes `budgetLimited` when its token budget is spent, and is announced with
- * `thread/goal/updated` (naming the turn) when the turn ends; and when a turn completes, the
- * first submission of the thread's queue starts as the next turn. Listens to the manager's
+ * `thread/goal/updated` (naming the turn) when the turn ends; when a turn completes, a read
+ * thread becomes unread from that turn (`thread/readState/changed`) and the first submission of
+ * the thread's queue starts as the next turn. Listens to the manager's
  * events after the router, so its notifications follow the turn's own.
  */
 import type { ManagerEvent } from '@deputy/engine';
 import type { AppContext } from './app-context.js';
 import { startSubmission } from './handlers/thread-queue.js';
 import { wireGoal } from './handlers/goals.js';
+import { readStateOf, setFirstUnread } from './handlers/read-state.js';
 import { notification } from './project/outbound.js';
 
 /** Starts following `app.manager`'s events; returns the function that stops. */
@@ -36,8 +38,15 @@ export function followThreadState(app: AppContext): () => void {
       app.manager.state.putGoal(next);
       app.router.publish(threadId, [notification('thread/goal/updated', { threadId, turnId, goal: wireGoal(next) })]);
     }
-    // An interrupted or failed turn leaves the queue for the user to start.
-    if (status === 'completed') setImmediate(() => void drain(threadId));
+    if (status === 'completed') {
+      // A completed turn is news: unread from it, unless an earlier part is unread already.
+      if (readStateOf(app, threadId).firstUnread === null) {
+        const readState = setFirstUnread(app, threadId, { type: 'turn', turnId });
+        app.router.publish(threadId, [notification('thread/readState/changed', { threadId, readState })]);
+      }
+      // An interrupted or failed turn leaves the queue for the user to start.
+      setImmediate(() => void drain(threadId));
+    }
   }
 
   async function drain(threadId: string): Promise<void> {

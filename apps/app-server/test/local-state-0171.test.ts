@@ -7,18 +7,19 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ThreadStateStore, type StoredGoal } from '@deputy/engine';
-import { startHarness, type Harness } from './support/harness.js';
+import { harnessPerTest, type Harness } from './support/harness.js';
 import { runTurn, startThread, startTurn, turnCompleted, type WireThread } from './support/turns.js';
 import type { WireClient } from './support/wire-client.js';
 
 /**
- * A current client. `remoteControl/status/changed` is opted out of: the connection greeting's
- * 0.171 fields belong to another part of the 0.171 work and are checked there.
+ * A current client (a capability key only 0.169+ clients send). `remoteControl/status/changed` is
+ * opted out of: the connection greeting's 0.171 fields belong to another part of the 0.171 work
+ * and are checked there.
  */
-const CURRENT = { experimentalApi: true, optOutNotificationMethods: ['remoteControl/status/changed'] };
-const STABLE = { optOutNotificationMethods: ['remoteControl/status/changed'] };
+const CURRENT = { experimentalApi: true, requestAttestation: false, optOutNotificationMethods: ['remoteControl/status/changed'] };
+const STABLE = { requestAttestation: false, optOutNotificationMethods: ['remoteControl/status/changed'] };
 const UNKNOWN = '00000000-0000-0000-0000-000000000000';
 
 interface Entry {
@@ -39,13 +40,10 @@ interface Queued {
   responsesapiClientMetadata: Record<string, string> | null;
 }
 
+const harness = harnessPerTest();
 let h: Harness;
 beforeEach(async () => {
-  h = await startHarness({ reference0171: true });
-});
-afterEach(async () => {
-  expect(h.validator.problems).toEqual([]);
-  await h.close();
+  h = await harness({ reference0171: true });
 });
 
 async function errorOf(client: WireClient, method: string, params: Record<string, unknown>): Promise<string | undefined> {
@@ -244,6 +242,17 @@ describe('thread/delete', () => {
     } finally {
       store.close();
     }
+  });
+
+  it('tells a 0.130 client nothing its generation does not define', async () => {
+    const current = await h.connect({ capabilities: CURRENT });
+    const old = await h.connect({ capabilities: { experimentalApi: true, optOutNotificationMethods: ['remoteControl/status/changed'] } });
+    const { threadId } = await withTurns(current, ['one']);
+    await current.call('thread/delete', { threadId });
+    await current.waitForNotification('thread/deleted');
+    // The 0.130 client got the status change that preceded it, and no thread/deleted.
+    await old.waitForNotification('thread/status/changed', (p) => (p.status as { type: string }).type === 'notLoaded');
+    expect(old.notifications('thread/deleted')).toEqual([]);
   });
 
   it('deletes an archived thread', async () => {

@@ -9,7 +9,7 @@ import { startHarness, type Harness } from './support/harness.js';
 import { runTurn, startThread } from './support/turns.js';
 import type { WireClient } from './support/wire-client.js';
 
-const CURRENT = { experimentalApi: true, optOutNotificationMethods: ['remoteControl/status/changed'] };
+const CURRENT = { experimentalApi: true, requestAttestation: false, optOutNotificationMethods: ['remoteControl/status/changed'] };
 
 interface Found {
   thread: { id: string; name: string | null; preview: string; projectId: string | null };
@@ -96,7 +96,7 @@ describe('thread/search', () => {
     expect(await client.call('thread/search/stream/cancel', { requestId: 42 })).toEqual({});
     expect((await client.request('thread/search', { searchTerm: '   ' })).error?.message).toBe('searchTerm must not be empty');
     expect((await client.request('thread/search', { searchTerm: 'x'.repeat(65_537) })).error?.message).toBe('searchTerm must be at most 65536 UTF-8 bytes');
-    const stable = await h.connect({ capabilities: { optOutNotificationMethods: ['remoteControl/status/changed'] } });
+    const stable = await h.connect({ capabilities: { requestAttestation: false, optOutNotificationMethods: ['remoteControl/status/changed'] } });
     expect((await stable.request('thread/search', { searchTerm: 'needle' })).error?.message).toBe('thread/search requires experimentalApi capability');
   });
 });

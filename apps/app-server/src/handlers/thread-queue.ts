@@ -15,7 +15,7 @@ import type { HandlerContext } from '@deputy/rpc/core';
 import { afterResponse, afterResponseOn, type AppContext } from '../app-context.js';
 import { notification } from '../project/outbound.js';
 import { newTurn } from '../project/threads.js';
-import { requireLoaded } from './common.js';
+import { pageById, requireLoaded } from './common.js';
 import { existingThread } from './goals.js';
 import { refuseWhileRunning } from './turn.js';
 import { engineInput } from './turn-input.js';
@@ -74,16 +74,8 @@ export function threadQueueHandlers(app: AppContext): Handlers {
     },
     'thread/queue/list': (params) => {
       const threadId = existingThread(app, params.threadId);
-      const all = app.manager.state.queue(threadId);
-      let start = 0;
-      if (params.cursor != null) {
-        const at = all.findIndex((s) => s.id === params.cursor);
-        if (at < 0) throw RpcError.invalidRequest(`invalid cursor: ${params.cursor}`);
-        start = at + 1;
-      }
-      const data = all.slice(start, start + Math.max(1, params.limit ?? DEFAULT_PAGE));
-      const more = start + data.length < all.length;
-      return { data: data.map(wireSubmission), nextCursor: more ? (data.at(-1)?.id ?? null) : null };
+      const page = pageById(app.manager.state.queue(threadId), params.cursor, params.limit ?? DEFAULT_PAGE);
+      return { data: page.data.map(wireSubmission), nextCursor: page.nextCursor };
     },
     'thread/queue/update': (params, ctx) => {
       const threadId = existingThread(app, params.threadId);

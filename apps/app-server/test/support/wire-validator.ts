@@ -4,7 +4,7 @@
  * each generation that has the method: Codex app-server 0.130.0 always, 0.171.0 as well with
  * `{ reference0171: true }`. A method that none of the checked references has is a problem.
  * Client messages are recorded, to know which method a response answers; with 0.171 their params
- * are checked against the references too. Problems are collected, not thrown, so a test can
+ * are checked too, and must match at least one reference (a client speaks one generation). Problems are collected, not thrown, so a test can
  * assert there were none at the end.
  */
 import { AppServer, isJsonRpcNotification, isJsonRpcRequest, type JsonRpcMessage, type RequestId } from '@deputy/protocol';
@@ -46,7 +46,16 @@ export class WireValidator {
   clientSent(message: JsonRpcMessage): void {
     if (!isJsonRpcRequest(message)) return;
     this.#requestMethods.set(key(message.id), message.method);
-    if (this.#checkRequests) this.#checkReferences('request', message.method, message.params ?? undefined, `request ${message.method}`);
+    if (this.#checkRequests) this.#checkRequest(message.method, message.params ?? undefined);
+  }
+
+  /** A request is one generation's: it must match at least one reference that has the method. */
+  #checkRequest(method: string, params: unknown): void {
+    const outcomes = this.#references.filter((r) => r.has('request', method)).map((r) => ({ r, outcome: r.validate('request', method, params) }));
+    if (outcomes.length === 0) this.problems.push(`request ${method}: no checked reference has this method`);
+    else if (!outcomes.some(({ outcome }) => outcome.valid)) {
+      for (const { r, outcome } of outcomes) this.problems.push(`request ${method}: reference ${r.bundleId} ${outcome.definition}: ${outcome.errors.join('; ')}`);
+    }
   }
 
   /** Validates against every checked reference that has the method; a problem when none has it. */

@@ -1,6 +1,7 @@
 /**
  * ThreadStateStore: per-thread state that the user creates and that no rollout records, kept in
- * `<home>/thread-state.sqlite` (WAL): a thread's goal and its queue of pending submissions.
+ * `<home>/thread-state.sqlite` (WAL): a thread's goal, its queue of pending submissions, its read
+ * state, and the user's thread sections with the threads in them, in order.
  * Unlike the thread index (`state.sqlite`), this database is not derived from the rollouts and is
  * never rebuilt from them; a corrupt file is set aside (renamed with a `.corrupt-<ms>` suffix)
  * and a fresh one started. Values are plain data (the queue's input is stored as JSON the caller
@@ -8,6 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { v7 as uuidv7 } from 'uuid';
 import { isCorruptionError, openSqlite, type SqlDatabase, type SqlStatement } from './sqlite-driver.js';
 
 /** File name of the store inside the home directory. */
@@ -23,6 +25,26 @@ export interface StoredGoal {
   timeUsedSeconds: number;
   createdAt: number;
   updatedAt: number;
+}
+
+/** A thread's read state: `firstUnread` (a JSON value the caller validated; null when read) and its revision. */
+export interface StoredReadState {
+  firstUnread: unknown;
+  revision: number;
+}
+
+/** A thread section. `appearance` is a JSON value the caller validated. */
+export interface StoredSection {
+  id: string;
+  name: string;
+  appearance: unknown;
+}
+
+/** A thread's place in a section. `enteredAt` is Unix seconds. */
+export interface StoredMembership {
+  threadId: string;
+  sectionId: string;
+  enteredAt: number;
 }
 
 /** One queued submission. `input` and `metadata` are JSON values the caller validated. */
@@ -54,6 +76,24 @@ CREATE TABLE IF NOT EXISTS queue (
   metadata_json TEXT
 );
 CREATE INDEX IF NOT EXISTS queue_by_thread ON queue(thread_id, position);
+CREATE TABLE IF NOT EXISTS read_states (
+  thread_id TEXT PRIMARY KEY NOT NULL,
+  first_unread_json TEXT,
+  revision INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sections (
+  id TEXT PRIMARY KEY NOT NULL,
+  name TEXT NOT NULL,
+  appearance_json TEXT,
+  position INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS section_members (
+  thread_id TEXT PRIMARY KEY NOT NULL,
+  section_id TEXT NOT NULL,
+  position REAL NOT NULL,
+  entered_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS section_members_by_section ON section_members(section_id, position);
 `;
 
 interface GoalRow {
@@ -196,11 +236,117 @@ export class ThreadStateStore {
     this.#db.transaction(() => ids.forEach((id, i) => set.run(i + 1, threadId, id)))();
   }
 
+  /** A thread's read state, or null when it has none yet (read, revision 0). */
+  readState(threadId: string): StoredReadState | null {
+    const row = this.#stmt('SELECT first_unread_json, revision FROM read_states WHERE thread_id = ?').get(threadId) as
+      | { first_unread_json: string | null; revision: number }
+      | undefined;
+    if (!row) return null;
+    return { firstUnread: row.first_unread_json === null ? null : (JSON.parse(row.first_unread_json) as unknown), revision: row.revision };
+  }
+
+  /** Writes a thread's read state. */
+  putReadState(threadId: string, state: StoredReadState): void {
+    this.#stmt(
+      `INSERT INTO read_states(thread_id, first_unread_json, revision) VALUES (?, ?, ?)
+       ON CONFLICT(thread_id) DO UPDATE SET first_unread_json = excluded.first_unread_json, revision = excluded.revision`,
+    ).run(threadId, state.firstUnread === null ? null : JSON.stringify(state.firstUnread), state.revision);
+  }
+
+  /** Every section, in order. */
+  sections(): StoredSection[] {
+    const rows = this.#stmt('SELECT id, name, appearance_json FROM sections ORDER BY position, id').all() as Array<{
+      id: string;
+      name: string;
+      appearance_json: string | null;
+    }>;
+    return rows.map((r) => ({ id: r.id, name: r.name, appearance: r.appearance_json === null ? null : (JSON.parse(r.appearance_json) as unknown) }));
+  }
+
+  /** One section, or null. */
+  section(id: string): StoredSection | null {
+    return this.sections().find((s) => s.id === id) ?? null;
+  }
+
+  /** Creates a section at the end; returns it with its new UUIDv7 id. */
+  createSection(name: string, appearance: unknown): StoredSection {
+    const id = uuidv7();
+    const last = this.#stmt('SELECT max(position) AS p FROM sections').get() as { p: number | null };
+    this.#stmt('INSERT INTO sections(id, name, appearance_json, position) VALUES (?, ?, ?, ?)').run(
+      id,
+      name,
+      appearance === null ? null : JSON.stringify(appearance),
+      (last.p ?? 0) + 1,
+    );
+    return { id, name, appearance };
+  }
+
+  /** Renames a section and sets its appearance; false when there is no such section. */
+  updateSection(section: StoredSection): boolean {
+    const appearance = section.appearance === null ? null : JSON.stringify(section.appearance);
+    return this.#stmt('UPDATE sections SET name = ?, appearance_json = ? WHERE id = ?').run(section.name, appearance, section.id).changes > 0;
+  }
+
+  /** Deletes a section; its threads leave it. Returns the ids of those threads (null when there was no such section). */
+  deleteSection(id: string): string[] | null {
+    return this.#db.transaction(() => {
+      const members = this.members(id).map((m) => m.threadId);
+      if (this.#stmt('DELETE FROM sections WHERE id = ?').run(id).changes === 0) return null;
+      this.#stmt('DELETE FROM section_members WHERE section_id = ?').run(id);
+      return members;
+    })();
+  }
+
+  /** The threads of a section, in order. */
+  members(sectionId: string): StoredMembership[] {
+    const rows = this.#stmt('SELECT thread_id, section_id, entered_at FROM section_members WHERE section_id = ? ORDER BY position, thread_id').all(
+      sectionId,
+    ) as Array<{ thread_id: string; section_id: string; entered_at: number }>;
+    return rows.map((r) => ({ threadId: r.thread_id, sectionId: r.section_id, enteredAt: r.entered_at }));
+  }
+
+  /** The section a thread is in, or null. */
+  membership(threadId: string): StoredMembership | null {
+    const row = this.#stmt('SELECT thread_id, section_id, entered_at FROM section_members WHERE thread_id = ?').get(threadId) as
+      | { thread_id: string; section_id: string; entered_at: number }
+      | undefined;
+    return row ? { threadId: row.thread_id, sectionId: row.section_id, enteredAt: row.entered_at } : null;
+  }
+
+  /**
+   * Puts a thread into a section, before `beforeThreadId` (a member of it) or at its end; null
+   * takes it out of its section. `enteredAt` changes only when the section does.
+   */
+  moveToSection(threadId: string, sectionId: string | null, beforeThreadId: string | null, nowSeconds: number): void {
+    this.#db.transaction(() => {
+      const current = this.membership(threadId);
+      this.#stmt('DELETE FROM section_members WHERE thread_id = ?').run(threadId);
+      if (sectionId === null) return;
+      const positions = this.#stmt('SELECT thread_id, position FROM section_members WHERE section_id = ? ORDER BY position, thread_id').all(
+        sectionId,
+      ) as Array<{ thread_id: string; position: number }>;
+      const at = beforeThreadId === null ? -1 : positions.findIndex((p) => p.thread_id === beforeThreadId);
+      let position: number;
+      if (at < 0) position = (positions.at(-1)?.position ?? 0) + 1;
+      else position = ((positions[at - 1]?.position ?? (positions[at] as { position: number }).position - 2) + (positions[at] as { position: number }).position) / 2;
+      const enteredAt = current?.sectionId === sectionId ? current.enteredAt : nowSeconds;
+      this.#stmt('INSERT INTO section_members(thread_id, section_id, position, entered_at) VALUES (?, ?, ?, ?)').run(threadId, sectionId, position, enteredAt);
+    })();
+  }
+
+  /** Every thread in some section (for the "no section" filter). */
+  sectionedThreadIds(): Set<string> {
+    const rows = this.#stmt('SELECT thread_id FROM section_members').all() as Array<{ thread_id: string }>;
+    return new Set(rows.map((r) => r.thread_id));
+  }
+
   /** Forgets everything about a thread (it was deleted). */
   forget(threadId: string): void {
     this.#db.transaction(() => {
       this.#stmt('DELETE FROM goals WHERE thread_id = ?').run(threadId);
       this.#stmt('DELETE FROM queue WHERE thread_id = ?').run(threadId);
+      this.#stmt('DELETE FROM read_states WHERE thread_id = ?').run(threadId);
+      this.#stmt('DELETE FROM section_members WHERE thread_id = ?').run(threadId);
     })();
   }
 

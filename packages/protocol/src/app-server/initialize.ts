@@ -26,6 +26,12 @@ export const InitializeCapabilitiesSchema = z.object({
    * Filters notifications only, never responses or server requests.
    */
   optOutNotificationMethods: z.array(z.string()).nullish(),
+  /** Keys only current (0.169+) clients send; their presence marks a current client. */
+  requestAttestation: z.boolean().nullish(),
+  requiredHumanApproval: z.boolean().nullish(),
+  explicitGatewayOauth: z.boolean().nullish(),
+  mcpServerOpenaiFormElicitation: z.boolean().nullish(),
+  extensions: z.unknown().optional(),
 });
 export type InitializeCapabilities = z.infer<typeof InitializeCapabilitiesSchema>;
 

@@ -13,6 +13,7 @@ import { ThreadItemSchema, UserInputSchema } from './items.js';
 import { Int64Schema, PayloadRequestIdSchema, UInt32Schema } from './primitives.js';
 import { ThreadSchema, TurnSchema } from './shared.js';
 import { ThreadSourceKindSchema } from './thread.js';
+import { ThreadReadStateSchema } from './thread-read-state.js';
 import { PageSortDirectionSchema } from './turns-list.js';
 
 /** `thread/revert` params: drop `beforeTurnId` and every later turn from the stored history. */
@@ -306,3 +307,65 @@ export const ThreadSearchOccurrencesResultSchema = z.object({
   data: z.array(ThreadSearchOccurrenceSchema),
   nextCursor: z.string().nullable(),
 });
+
+/** `thread/readState/update` params (experimental). */
+export const ThreadReadStateUpdateParamsSchema = z.object({
+  threadId: z.string(),
+  operation: z.discriminatedUnion('type', [z.object({ type: z.literal('read') }), z.object({ type: z.literal('unread') })]),
+  /** The revision the caller saw; a stale one is refused. */
+  expectedRevision: z.string(),
+});
+export type ThreadReadStateUpdateParams = z.infer<typeof ThreadReadStateUpdateParamsSchema>;
+
+/** `thread/readState/update` result. */
+export const ThreadReadStateUpdateResultSchema = z.object({ readState: ThreadReadStateSchema });
+
+/** `thread/readState/changed` notification. */
+export const ThreadReadStateChangedNotificationSchema = z.object({ threadId: z.string(), readState: ThreadReadStateSchema });
+
+/** How a section looks in clients. */
+export const ThreadSectionAppearanceSchema = z.object({ color: z.string().nullish(), icon: z.string().nullish() });
+
+/** A user-defined group of threads. */
+export const ThreadSectionSchema = z.object({
+  /** Server-assigned UUIDv7, stable across renames. */
+  id: z.string(),
+  name: z.string(),
+  appearance: ThreadSectionAppearanceSchema.nullable(),
+});
+export type ThreadSection = z.infer<typeof ThreadSectionSchema>;
+
+/** `threadSection/list` params. */
+export const ThreadSectionListParamsSchema = z.object({ cursor: z.string().nullish(), limit: UInt32Schema.nullish() });
+
+/** `threadSection/list` result. */
+export const ThreadSectionListResultSchema = z.object({ data: z.array(ThreadSectionSchema), nextCursor: z.string().nullable() });
+
+/** `threadSection/create` params. */
+export const ThreadSectionCreateParamsSchema = z.object({ name: z.string(), appearance: ThreadSectionAppearanceSchema.nullish() });
+
+/** `threadSection/update` params: `appearance` absent keeps it, null clears it. */
+export const ThreadSectionUpdateParamsSchema = z.object({
+  sectionId: z.string(),
+  name: z.string(),
+  appearance: ThreadSectionAppearanceSchema.nullish(),
+});
+export type ThreadSectionUpdateParams = z.infer<typeof ThreadSectionUpdateParamsSchema>;
+
+/** Result carrying one section (`create`, `update`). */
+export const ThreadSectionResultSchema = z.object({ section: ThreadSectionSchema });
+
+/** `threadSection/delete` params. */
+export const ThreadSectionDeleteParamsSchema = z.object({ sectionId: z.string() });
+
+/** `thread/section/move` params. */
+export const ThreadSectionMoveParamsSchema = z.object({
+  threadId: z.string(),
+  /** Destination section, null to take the thread out of its section. */
+  sectionId: z.string().nullable(),
+  /** Insert before this thread of the section; absent or null appends. */
+  beforeThreadId: z.string().nullish(),
+});
+
+/** `thread/section/changed` notification. */
+export const ThreadSectionChangedNotificationSchema = z.object({ threadId: z.string(), sectionId: z.string().nullable() });
