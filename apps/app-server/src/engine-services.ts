@@ -22,6 +22,13 @@ import { configHandlers } from './handlers/config.js';
 import { modelHandlers } from './handlers/model.js';
 import { reviewHandlers } from './handlers/review.js';
 import { shellCommandHandlers } from './handlers/shell-command.js';
+import { goalHandlers } from './handlers/goals.js';
+import { threadDeleteHandlers } from './handlers/thread-delete.js';
+import { threadHistoryHandlers } from './handlers/thread-history.js';
+import { threadQueueHandlers } from './handlers/thread-queue.js';
+import { threadSearchHandlers } from './handlers/thread-search.js';
+import { readStateHandlers } from './handlers/read-state.js';
+import { sectionHandlers } from './handlers/sections.js';
 import { threadStoreHandlers } from './handlers/thread-store.js';
 import { threadHandlers } from './handlers/thread.js';
 import { turnHandlers } from './handlers/turn.js';
@@ -32,6 +39,7 @@ import { McpState } from './mcp-state.js';
 import { ModelCatalog } from './model-catalog.js';
 import { createThreadView, projectEvent } from './project/notifications.js';
 import type { Router } from './router.js';
+import { followThreadState } from './thread-state.js';
 
 /** What the server hands over when it opens the engine. */
 export interface EngineServicesOptions {
@@ -93,12 +101,21 @@ export async function openEngineServices(options: EngineServicesOptions): Promis
     ...commandHandlers(app),
     ...mcpHandlers(app),
     ...currentHandlers(app),
+    ...threadHistoryHandlers(app),
+    ...goalHandlers(app),
+    ...threadDeleteHandlers(app),
+    ...threadQueueHandlers(app),
+    ...threadSearchHandlers(app),
+    ...readStateHandlers(app),
+    ...sectionHandlers(app),
   };
+  const stopFollowing = followThreadState(app);
   return {
     app,
     handlers,
     async close() {
       skillsWatcher.close();
+      stopFollowing();
       router.detach();
       await manager.close();
       await runtime.close();

@@ -39,14 +39,15 @@ describe('thread/start', () => {
     expect(aMessages.indexOf('thread/started')).toBeGreaterThan(aMessages.lastIndexOf('response'));
   });
 
-  it('applies the config object and refuses a foreign provider or an ephemeral thread', async () => {
+  it('applies the config object and refuses a foreign provider or an ephemeral fork', async () => {
     const client = await h.connect();
     const result = await client.call<Record<string, unknown>>('thread/start', { config: { model_reasoning_effort: 'high', 'model': 'gpt-4.1' } });
     expect(result).toMatchObject({ model: 'gpt-4.1', reasoningEffort: 'high' });
     expect((await client.request('thread/start', { modelProvider: 'openai' })).error?.message).toBe(
       'model provider `openai` is not available: this server runs `mock`',
     );
-    expect((await client.request('thread/start', { ephemeral: true })).error?.message).toMatch(/^ephemeral threads are not supported/);
+    const stored = await client.call<{ thread: WireThread }>('thread/start', {});
+    expect((await client.request('thread/fork', { threadId: stored.thread.id, ephemeral: true })).error?.message).toMatch(/^ephemeral forks are not supported/);
   });
 
   it('lists, reads and resumes a thread before its first turn', async () => {

@@ -65,7 +65,23 @@ export function defined<T extends Record<string, unknown>>(object: T): Partial<T
   return Object.fromEntries(Object.entries(object).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-/** Refuses an ephemeral thread: the engine persists every thread. */
+/** Refuses an ephemeral fork: only `thread/start` makes ephemeral threads. */
 export function rejectEphemeral(ephemeral: boolean | null | undefined): void {
-  if (ephemeral === true) throw RpcError.invalidRequest('ephemeral threads are not supported by this server; every thread is persisted');
+  if (ephemeral === true) throw RpcError.invalidRequest('ephemeral forks are not supported by this server; start an ephemeral thread with thread/start');
+}
+
+/**
+ * One page of `items` after the item whose id is `cursor` (from the start without one): at most
+ * `limit` (at least 1), and the id of the page's last item as the next cursor when more follow.
+ * An unknown cursor is -32600 `invalid cursor: <cursor>`.
+ */
+export function pageById<T extends { id: string }>(items: readonly T[], cursor: string | null | undefined, limit: number): { data: T[]; nextCursor: string | null } {
+  let start = 0;
+  if (cursor != null) {
+    const at = items.findIndex((item) => item.id === cursor);
+    if (at < 0) throw RpcError.invalidRequest(`invalid cursor: ${cursor}`);
+    start = at + 1;
+  }
+  const data = items.slice(start, start + Math.max(1, limit));
+  return { data, nextCursor: start + data.length < items.length ? (data.at(-1)?.id ?? null) : null };
 }

@@ -6,12 +6,13 @@
  * `thread/unarchived` and `thread/name/updated` after theirs.
  */
 import { RpcError } from '@deputy/rpc/core';
-import { EngineError } from '@deputy/engine';
+import { EngineError, type ThreadSummary } from '@deputy/engine';
 import type { AppServer } from '@deputy/protocol';
 import { afterResponseOn, type AppContext } from '../app-context.js';
 import { threadArchived, threadNameUpdated, threadStatusChanged, threadUnarchived } from '../project/lifecycle.js';
 import { projectThread, projectTurns } from '../project/threads.js';
 import { noRollout, orNotFound, parseThreadId } from './common.js';
+import { readStateOf } from './read-state.js';
 import { wireLoadedThread } from './thread.js';
 import type { Handlers } from './types.js';
 
@@ -47,17 +48,31 @@ function checkSearchTerm(term: string | null | undefined): void {
   if (term.includes('\u0000')) throw RpcError.invalidRequest('Invalid request: searchTerm must not contain NUL (U+0000)');
 }
 
-function listPage(app: AppContext, params: AppServer.ThreadListParams): AppServer.ThreadListResult {
-  checkSearchTerm(params.searchTerm);
-  const kinds = params.sourceKinds ?? [];
-  const sources = kinds.length === 0 ? INTERACTIVE_SOURCES : [...new Set(kinds.flatMap((k) => SOURCES_OF_KIND[k]))];
-  if (sources.length === 0 || params.limit === 0) return { data: [], nextCursor: null, backwardsCursor: null };
-  let page;
+/** The engine source strings a `sourceKinds` filter selects (absent or `[]`: the interactive ones). */
+export function sourcesOf(kinds: readonly AppServer.ThreadSourceKind[] | null | undefined): string[] {
+  return kinds == null || kinds.length === 0 ? INTERACTIVE_SOURCES : [...new Set(kinds.flatMap((k) => SOURCES_OF_KIND[k]))];
+}
+
+/** The wire thread of a listed summary: the loaded thread's view when loaded, else `notLoaded`. */
+export function wireListed(app: AppContext, summary: ThreadSummary): AppServer.Thread {
+  const loaded = app.manager.get(summary.id);
+  return loaded ? wireLoadedThread(app, loaded) : projectThread({ summary, cliVersion: app.runtime.version, status: { type: 'notLoaded' } });
+}
+
+type IndexSortKey = 'created_at' | 'updated_at';
+
+/** The index order of a wire sort key: `recency_at` is `updated_at` (Deputy has no other recency). */
+function indexSortKey(sortKey: AppServer.ThreadListParams['sortKey']): IndexSortKey {
+  return sortKey === 'updated_at' || sortKey === 'recency_at' ? 'updated_at' : 'created_at';
+}
+
+/** One index page, with the list's filters. */
+function indexPage(app: AppContext, params: AppServer.ThreadListParams, sources: string[], limit: number, cursor: string | null) {
   try {
-    page = app.manager.list({
-      limit: Math.min(params.limit ?? DEFAULT_PAGE, MAX_LIST_PAGE),
-      cursor: params.cursor ?? null,
-      sortKey: params.sortKey ?? 'created_at',
+    return app.manager.list({
+      limit,
+      cursor,
+      sortKey: indexSortKey(params.sortKey),
       sortDirection: params.sortDirection ?? 'desc',
       archived: params.archived === true,
       ...(params.cwd ? { cwd: params.cwd } : {}),
@@ -69,11 +84,64 @@ function listPage(app: AppContext, params: AppServer.ThreadListParams): AppServe
     if (e instanceof EngineError && e.code === 'invalid_cursor') throw RpcError.invalidRequest(e.message);
     throw e;
   }
-  const data = page.threads.map((summary) => {
-    const loaded = app.manager.get(summary.id);
-    return loaded ? wireLoadedThread(app, loaded) : projectThread({ summary, cliVersion: app.runtime.version, status: { type: 'notLoaded' } });
-  });
-  return { data, nextCursor: page.nextCursor, backwardsCursor: null };
+}
+
+/**
+ * The threads of one section, in section order (`section_position`) or by time, paged by the id
+ * of the last thread returned. The list's archive and source filters apply.
+ */
+function sectionPage(app: AppContext, params: AppServer.ThreadListParams, sectionId: string, sources: string[], limit: number): { rows: ThreadSummary[]; nextCursor: string | null } {
+  const rows = app.manager.state
+    .members(sectionId)
+    .map((m) => app.manager.index.get(m.threadId))
+    .filter((row): row is NonNullable<typeof row> => row !== null && row.archived === (params.archived === true) && sources.includes(row.source));
+  if (params.sortKey === 'section_position') {
+    if (params.sortDirection === 'desc') rows.reverse();
+  } else {
+    const key = indexSortKey(params.sortKey) === 'created_at' ? 'createdAtMs' : 'updatedAtMs';
+    const sign = params.sortDirection === 'asc' ? 1 : -1;
+    rows.sort((a, b) => sign * (a[key] - b[key] || a.id.localeCompare(b.id)));
+  }
+  let start = 0;
+  if (params.cursor != null) {
+    start = rows.findIndex((row) => row.id === params.cursor) + 1;
+    if (start === 0) throw RpcError.invalidRequest(`invalid cursor: ${params.cursor}`);
+  }
+  const page = rows.slice(start, start + limit);
+  return { rows: page, nextCursor: start + page.length < rows.length ? (page.at(-1)?.id ?? null) : null };
+}
+
+/** Index pages of threads in no section: each page asks for no more rows than are still wanted, so none is cut. */
+function unsectionedPage(app: AppContext, params: AppServer.ThreadListParams, sources: string[], limit: number): { rows: ThreadSummary[]; nextCursor: string | null } {
+  const sectioned = app.manager.state.sectionedThreadIds();
+  const rows: ThreadSummary[] = [];
+  let cursor = params.cursor ?? null;
+  do {
+    const page = indexPage(app, params, sources, limit - rows.length, cursor);
+    rows.push(...page.threads.filter((t) => !sectioned.has(t.id)));
+    cursor = page.nextCursor;
+  } while (cursor !== null && rows.length < limit);
+  return { rows, nextCursor: cursor };
+}
+
+function listPage(app: AppContext, params: AppServer.ThreadListParams): AppServer.ThreadListResult {
+  checkSearchTerm(params.searchTerm);
+  if (params.sortKey === 'section_position' && typeof params.sectionId !== 'string') {
+    throw RpcError.invalidRequest('sortKey section_position requires a sectionId');
+  }
+  const sources = sourcesOf(params.sourceKinds);
+  if (sources.length === 0 || params.limit === 0) return { data: [], nextCursor: null, backwardsCursor: null, readStates: {} };
+  const limit = Math.min(params.limit ?? DEFAULT_PAGE, MAX_LIST_PAGE);
+  let page: { rows: ThreadSummary[]; nextCursor: string | null };
+  if (typeof params.sectionId === 'string') page = sectionPage(app, params, params.sectionId, sources, limit);
+  else if (params.sectionId === null) page = unsectionedPage(app, params, sources, limit);
+  else {
+    const indexed = indexPage(app, params, sources, limit, params.cursor ?? null);
+    page = { rows: indexed.threads, nextCursor: indexed.nextCursor };
+  }
+  const data = page.rows.map((summary) => wireListed(app, summary));
+  const readStates = Object.fromEntries(page.rows.map((summary) => [summary.id, readStateOf(app, summary.id)]));
+  return { data, nextCursor: page.nextCursor, backwardsCursor: null, readStates };
 }
 
 /** The handlers of this area. */

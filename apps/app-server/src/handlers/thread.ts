@@ -50,8 +50,9 @@ function refuseArchived(app: AppContext, threadId: string): void {
 export function threadHandlers(app: AppContext): Handlers {
   return {
     'thread/start': async (params, ctx) => {
-      rejectEphemeral(params.ephemeral);
-      const thread = await app.manager.start({ cwd: app.cwd, ...threadOptions(app, params) }).catch((error: unknown) => {
+      // An ephemeral thread (the TUI's hidden title thread) lives in memory only.
+      const ephemeral = params.ephemeral === true ? { ephemeral: true } : {};
+      const thread = await app.manager.start({ cwd: app.cwd, ...threadOptions(app, params), ...ephemeral }).catch((error: unknown) => {
         // The reference's wording and code for a required MCP server that failed (the whole text).
         if (error instanceof McpRequiredServersError) throw RpcError.internal(`error creating thread: ${error.message}`);
         throw error;

@@ -15,7 +15,7 @@ import { engineInput, turnOverrides } from './turn-input.js';
 import type { Handlers } from './types.js';
 
 /** Refuses to start a turn on a thread that is running one. */
-function refuseWhileRunning(thread: Thread): void {
+export function refuseWhileRunning(thread: Thread): void {
   const active = thread.activeTurnId;
   if (active !== null) {
     throw RpcError.invalidRequest(

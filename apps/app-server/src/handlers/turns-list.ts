@@ -24,13 +24,13 @@ export const DEFAULT_PAGE_SIZE = 25;
 export const MAX_PAGE_SIZE = 100;
 
 /** What is being paged: the cursor's anchor field and the noun of its error text. */
-interface PageKind {
+export interface PageKind {
   readonly anchorKey: 'turnId' | 'itemId';
   readonly noun: 'turn' | 'item';
 }
 
-const TURNS: PageKind = { anchorKey: 'turnId', noun: 'turn' };
-const ITEMS: PageKind = { anchorKey: 'itemId', noun: 'item' };
+export const TURNS: PageKind = { anchorKey: 'turnId', noun: 'turn' };
+export const ITEMS: PageKind = { anchorKey: 'itemId', noun: 'item' };
 
 /** A cursor as this server writes it; unknown fields are ignored, as serde does. */
 const CursorSchema = z.object({
@@ -53,7 +53,8 @@ export interface Page<T> {
   backwardsCursor: string | null;
 }
 
-function encodeCursor(kind: PageKind, id: string, includeAnchor: boolean): string {
+/** A cursor naming `id`, as `pageOf` writes them. */
+export function encodeCursor(kind: PageKind, id: string, includeAnchor: boolean): string {
   return JSON.stringify({ [kind.anchorKey]: id, includeAnchor });
 }
 
@@ -125,7 +126,7 @@ function turnsInView(records: readonly TurnRecord[], view: AppServer.TurnItemsVi
 }
 
 /** The turns of a loaded or stored thread; -32600 `thread not loaded: <id>` when there is none. */
-async function turnsOf(app: AppContext, threadId: string): Promise<TurnRecord[]> {
+export async function turnsOf(app: AppContext, threadId: string): Promise<TurnRecord[]> {
   const id = parseThreadId(threadId);
   const snapshot = await orNotFound(app.manager.read(id), () => RpcError.invalidRequest(`thread not loaded: ${id}`));
   return snapshot.turns;

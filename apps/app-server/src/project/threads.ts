@@ -81,7 +81,7 @@ export function projectThread({ summary, cliVersion, status, turns = [] }: Threa
     sessionId: summary.id,
     forkedFromId: summary.forkedFromId,
     preview: summary.preview,
-    ephemeral: false,
+    ephemeral: summary.ephemeral === true,
     modelProvider: summary.modelProvider,
     createdAt: wholeSeconds(summary.createdAtMs),
     updatedAt: wholeSeconds(summary.updatedAtMs),

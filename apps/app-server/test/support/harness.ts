@@ -40,6 +40,7 @@ export interface Harness {
 
 /** Starts a harness. */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const validator = new WireValidator();
   const model = await startScriptedModelServer({ handler: options.handler ?? referenceScript, models: ['mock-model', 'gpt-5.2-codex', 'gpt-4.1'] });
   const temp = await makeTempHome('deputy-as-');
   await writeFile(join(temp.home, 'config.toml'), testConfigToml(model.url, options));
@@ -56,7 +57,6 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     outboundBudgetBytes: options.outboundBudgetBytes,
     idleThreadUnloadMs: options.idleThreadUnloadMs,
   });
-  const validator = new WireValidator();
   const clients: WireClient[] = [];
   return {
     model,

@@ -8,8 +8,7 @@
  * Deputy reports it as `on-request`). The 0.130 TUI also does it over a capability-token server
  * with `--remote-auth-token-env`; the 0.171 TUI also switches profiles with `/permissions` and
  * resumes a thread.
- * Rewind (Esc Esc) and `/goal` need `thread/revert`, `thread/items/list` and `thread/goal/*`,
- * which are not served yet: their tests are written and skipped until they are. The TUIs must be
+ * Rewind (Esc Esc) and `/goal` use `thread/revert`, `thread/items/list` and `thread/goal/*`. The TUIs must be
  * installed (`bash scripts/install-codex-tui.sh`); when they are not, the tests fail and say so.
  * Set DEPUTY_TUI_SERVER=reference to run the same sessions against the reference
  * `codex app-server` of each version instead.
@@ -268,7 +267,8 @@ describe(`the Codex 0.171.0 TUI's newer features against the ${SERVER_UNDER_TEST
     SESSION_TIMEOUT_MS,
   );
 
-  // Needs thread/items/list and thread/revert (not served yet); remove `.skip` once they are.
+  // The served methods answer (local-state-0171.test.ts), but the TUI shows no backtrack view after
+  // these keys yet: skipped until the key sequence is understood.
   it.skip(
     'rewinds to an earlier prompt with Esc Esc',
     async () => {
@@ -289,8 +289,7 @@ describe(`the Codex 0.171.0 TUI's newer features against the ${SERVER_UNDER_TEST
     SESSION_TIMEOUT_MS,
   );
 
-  // Needs thread/goal/get|set|clear (not served yet); remove `.skip` once they are.
-  it.skip(
+  it(
     '/goal reads and sets the thread goal',
     async () => {
       const { work, tui, server } = await startSession({ version, withToken: false });

@@ -218,6 +218,11 @@ export class ThreadIndex {
     return raw ? toThreadRow(raw) : null;
   }
 
+  /** Forgets a thread (its rollout was deleted). Returns false when it was not indexed. */
+  remove(id: string): boolean {
+    return this.#stmt('DELETE FROM threads WHERE id = ?').run(id).changes > 0;
+  }
+
   /** Sets or clears the name. Returns false when the thread is not indexed. */
   setName(id: string, name: string | null): boolean {
     return this.#stmt('UPDATE threads SET name = ? WHERE id = ?').run(name, id).changes > 0;

@@ -4,6 +4,7 @@
  * builds each thread's collaborators (model client, tools, approval port). Front doors call it
  * and subscribe to its lifecycle events; it knows nothing about any wire.
  */
+import { promises as fsp } from 'node:fs';
 import { v7 as uuidv7 } from 'uuid';
 import type { EngineEvent } from '@deputy/protocol';
 import type { ApprovalPort } from '../approvals/approval-port.js';
@@ -13,6 +14,7 @@ import { rolloutLine, type RolloutLine } from '../persistence/rollout-line.js';
 import { readRollout, readRolloutSync, scanRollout } from '../persistence/rollout-reader.js';
 import { findRolloutPath, moveFromArchive, moveToArchive, RolloutWriter } from '../persistence/rollout-store.js';
 import { ThreadIndex, type ThreadListParams } from '../persistence/thread-index.js';
+import { ThreadStateStore } from '../persistence/thread-state-store.js';
 import { previewOf } from '../persistence/rollout-summary.js';
 import type { EngineRuntime } from './runtime.js';
 import { messageTurns, replayRollout, RESUME_LINES, scanRolloutHead } from './replay.js';
@@ -48,6 +50,8 @@ export interface ThreadSummary {
   archived: boolean;
   path: string;
   forkedFromId: string | null;
+  /** In memory only (never listed, never written). */
+  ephemeral?: boolean;
 }
 
 /** A thread read in full. */
@@ -74,6 +78,13 @@ export class ThreadManager {
     readonly index: ThreadIndex,
   ) {}
 
+  #state: ThreadStateStore | null = null;
+
+  /** Goals and queued submissions (not in the rollouts); the file is opened on first use. */
+  get state(): ThreadStateStore {
+    return (this.#state ??= ThreadStateStore.open(this.runtime.home));
+  }
+
   /** Opens the store (rebuilding or reconciling the index as needed). */
   static async open(runtime: EngineRuntime): Promise<ThreadManager> {
     const index = await ThreadIndex.open(runtime.home);
@@ -96,8 +107,9 @@ export class ThreadManager {
       source: options.source ?? this.runtime.source,
       forkedFromId: null,
       cliVersion: this.runtime.version,
+      ...(options.ephemeral === true ? { ephemeral: true } : {}),
     };
-    const thread = this.#create(meta, settings, []);
+    const thread = meta.ephemeral === true ? this.#attach(meta, settings, null) : this.#create(meta, settings, []);
     await this.#waitRequiredMcp(thread);
     this.events.emit({ type: 'thread.started', thread });
     return thread;
@@ -228,6 +240,23 @@ export class ThreadManager {
     return (await this.read(threadId)).summary;
   }
 
+  /**
+   * Deletes a thread for good: it is unloaded, its rollout file (live or archived) is removed and
+   * its index row goes. An ephemeral thread is only unloaded.
+   */
+  async delete(threadId: string): Promise<void> {
+    const loaded = this.#loaded.get(threadId);
+    if (loaded?.meta.ephemeral === true) {
+      await this.unload(threadId);
+      return;
+    }
+    const path = await this.#pathOf(threadId);
+    await this.unload(threadId);
+    await fsp.rm(path, { force: true });
+    this.index.remove(threadId);
+    this.state.forget(threadId);
+  }
+
   /** A loaded thread, if any. */
   get(threadId: string): Thread | undefined {
     return this.#loaded.get(threadId);
@@ -251,6 +280,7 @@ export class ThreadManager {
   async close(): Promise<void> {
     await Promise.all([...this.#loaded.keys()].map((id) => this.unload(id)));
     this.index.close();
+    this.#state?.close();
   }
 
   async #pathOf(threadId: string): Promise<string> {
@@ -320,11 +350,11 @@ export class ThreadManager {
     return thread;
   }
 
-  #attach(meta: ThreadMeta, settings: ThreadSettings, writer: RolloutWriter): Thread {
-    const sink: RolloutSink = {
-      path: writer.path,
-      append: (fact) => writer.append(rolloutLine(fact.type as never, fact.payload as never)),
-    };
+  /** Builds and registers a thread; without a writer it lives in memory only. */
+  #attach(meta: ThreadMeta, settings: ThreadSettings, writer: RolloutWriter | null): Thread {
+    const sink: RolloutSink = writer
+      ? { path: writer.path, append: (fact) => writer.append(rolloutLine(fact.type as never, fact.payload as never)) }
+      : { path: null, append: () => undefined };
     const writableRoots = settings.sandboxPolicy.type === 'workspace-write' ? settings.sandboxPolicy.writableRoots : [];
     const services = this.runtime.createThreadServices({ cwd: settings.cwd, writableRoots });
     const thread: Thread = new Thread(meta, settings, {
@@ -336,10 +366,10 @@ export class ThreadManager {
       childEnv: () => services.services.childEnv(),
       execSessions: services.services.sessions,
       mcp: services.mcp,
-      extensions: this.runtime.threadExtensions(writer.path),
-      onActivity: (t) => this.index.touch(t.id, t.updatedAtMs, t.preview || undefined),
+      extensions: this.runtime.threadExtensions(writer?.path ?? null),
+      onActivity: (t) => (writer ? this.index.touch(t.id, t.updatedAtMs, t.preview || undefined) : undefined),
       onClose: async () => {
-        writer.close();
+        writer?.close();
         await services.close();
       },
     });
@@ -379,6 +409,7 @@ export class ThreadManager {
       archived: this.index.get(thread.id)?.archived ?? false,
       path: thread.path ?? '',
       forkedFromId: thread.meta.forkedFromId,
+      ...(thread.meta.ephemeral === true ? { ephemeral: true } : {}),
     };
   }
 }

@@ -80,6 +80,8 @@ export interface ThreadMeta {
   source: string;
   forkedFromId: string | null;
   cliVersion: string;
+  /** In memory only: no rollout, no index row; gone once unloaded. */
+  ephemeral?: boolean;
 }
 
 /** A turn as the thread keeps it: its info and its completed items. */
@@ -109,4 +111,6 @@ export type StartThreadOptions = TurnOverrides & {
   compactPrompt?: string | null;
   /** Who created it (`exec`, `mcp`, `vscode`, …); defaults to the manager's source. */
   source?: string;
+  /** Keep the thread in memory only: nothing is written, it is never listed. */
+  ephemeral?: boolean;
 };

@@ -41,6 +41,23 @@ export type {
   ThreadSource, GitInfo, Thread, ThreadTokenUsage,
 } from './shared.js';
 export {
+  ThreadRevertParamsSchema, ThreadRevertResultSchema, ThreadItemsListAnchorSchema, ThreadItemsListParamsSchema,
+  ThreadItemEntrySchema, ThreadItemsListResultSchema, ThreadItemsReadParamsSchema, ThreadItemsReadResultSchema,
+  ThreadGoalStatusSchema, ThreadGoalSchema, ThreadGoalSetParamsSchema, QueuedSubmissionSchema,
+  ThreadQueueAddParamsSchema, ThreadQueueUpdateParamsSchema, ThreadSearchParamsSchema,
+  ThreadSearchResultEntrySchema, ThreadSearchResultSchema, ThreadSearchOccurrenceSchema, ThreadSectionSchema,
+  ThreadReadStateUpdateParamsSchema, ThreadSectionUpdateParamsSchema,
+} from './thread-0171.js';
+export { ThreadUnreadPositionSchema, ThreadReadStateSchema } from './thread-read-state.js';
+export type { ThreadUnreadPosition, ThreadReadState } from './thread-read-state.js';
+export type {
+  ThreadRevertParams, ThreadRevertResult, ThreadItemsListAnchor, ThreadItemsListParams, ThreadItemEntry,
+  ThreadItemsListResult, ThreadItemsReadParams, ThreadItemsReadResult, ThreadGoalStatus, ThreadGoal,
+  ThreadGoalGetResult, ThreadGoalSetParams, QueuedSubmission, ThreadQueueAddParams, ThreadQueueUpdateParams,
+  ThreadSearchParams, ThreadSearchResultEntry, ThreadSearchResult, ThreadSearchOccurrencesParams, ThreadSearchOccurrence,
+  ThreadSection, ThreadReadStateUpdateParams, ThreadSectionUpdateParams,
+} from './thread-0171.js';
+export {
   ClientInfoSchema, InitializeCapabilitiesSchema, InitializeParamsSchema, InitializeResultSchema,
 } from './initialize.js';
 export type {

@@ -17,6 +17,7 @@ import {
 } from './policies.js';
 import { AbsolutePathSchema, UInt32Schema } from './primitives.js';
 import { ThreadSchema, ThreadSourceSchema } from './shared.js';
+import { ThreadReadStateSchema } from './thread-read-state.js';
 
 /** A client-provided tool the model may call on this thread (experimental). */
 export const DynamicToolSpecSchema = z.object({
@@ -223,8 +224,8 @@ export const ThreadListParamsSchema = z.object({
   cursor: z.string().nullish(),
   /** Page size. */
   limit: UInt32Schema.nullish(),
-  /** Sort field (default `created_at`). */
-  sortKey: z.enum(['created_at', 'updated_at']).nullish(),
+  /** Sort field (default `created_at`); `recency_at` sorts as `updated_at`; `section_position` needs `sectionId` (0.171). */
+  sortKey: z.enum(['created_at', 'updated_at', 'recency_at', 'section_position']).nullish(),
   /** Sort direction (default `desc`). */
   sortDirection: z.enum(['asc', 'desc']).nullish(),
   /** Only these providers. */
@@ -239,6 +240,8 @@ export const ThreadListParamsSchema = z.object({
   searchTerm: z.string().nullish(),
   /** Answer from the index only. */
   useStateDbOnly: z.boolean().optional(),
+  /** Only this section's threads; null: only threads in no section; absent: all (0.171). */
+  sectionId: z.string().nullish(),
 });
 export type ThreadListParams = z.infer<typeof ThreadListParamsSchema>;
 
@@ -250,6 +253,8 @@ export const ThreadListResultSchema = z.object({
   nextCursor: z.string().nullable(),
   /** Cursor for paging back, null when none. */
   backwardsCursor: z.string().nullable(),
+  /** Read state of each listed thread, by id (0.171, experimental). */
+  readStates: z.record(z.string(), ThreadReadStateSchema).nullish(),
 });
 export type ThreadListResult = z.infer<typeof ThreadListResultSchema>;
 

@@ -55,9 +55,6 @@ export const NOT_YET = {
   clientRequests: [
     'thread/increment_elicitation',
     'thread/decrement_elicitation',
-    'thread/goal/set',
-    'thread/goal/get',
-    'thread/goal/clear',
     'thread/metadata/update',
     'thread/memoryMode/set',
     'memory/reset',
@@ -80,8 +77,6 @@ export const NOT_YET = {
     'externalAgentConfig/import',
   ],
   serverNotifications: [
-    'thread/goal/updated',
-    'thread/goal/cleared',
     'item/autoApprovalReview/started',
     'item/autoApprovalReview/completed',
     'process/outputDelta',

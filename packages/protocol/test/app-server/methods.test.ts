@@ -147,8 +147,8 @@ describe('experimentalReasonOf', () => {
 describe('method lookups', () => {
   it('tell served, accepted and unknown names apart', () => {
     expect(isClientRequestMethod('thread/start')).toBe(true);
-    expect(isClientRequestMethod('thread/goal/set')).toBe(false);
-    expect(isAcceptedClientRequestMethod('thread/goal/set')).toBe(true);
+    expect(isClientRequestMethod('thread/increment_elicitation')).toBe(false);
+    expect(isAcceptedClientRequestMethod('thread/increment_elicitation')).toBe(true);
     expect(isAcceptedClientRequestMethod('getAuthStatus')).toBe(true);
     expect(isAcceptedClientRequestMethod('no/such/method')).toBe(false);
     expect(isClientRequestMethod('toString')).toBe(false);
