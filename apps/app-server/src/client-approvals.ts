@@ -16,7 +16,17 @@
  * and the status again after the answer. Nobody left to ask cancels the call (declines the
  * elicitation with `cancel`), as does the turn's abort.
  */
-import type { ApprovalRequest, McpElicitationRequest, McpElicitationResponse, McpToolCallApprovalRequest, ReviewDecision } from '@deputy/protocol';
+import type {
+  ApprovalRequest,
+  DynamicToolCallRequest,
+  DynamicToolCallResponse,
+  McpElicitationRequest,
+  McpElicitationResponse,
+  McpToolCallApprovalRequest,
+  ReviewDecision,
+  UserInputRequest,
+  UserInputResponse,
+} from '@deputy/protocol';
 import { AppServer } from '@deputy/protocol';
 import type { ApprovalOrigin, ApprovalPort, ElicitationOrigin } from '@deputy/engine';
 import { RpcError } from '@deputy/rpc/core';
@@ -33,7 +43,9 @@ type PatchRequest = Extract<ApprovalRequest, { kind: 'patch' }>;
 type Offer =
   | { method: 'item/commandExecution/requestApproval'; params: AppServer.CommandExecutionRequestApprovalParams }
   | { method: 'item/fileChange/requestApproval'; params: AppServer.FileChangeRequestApprovalParams }
-  | { method: 'mcpServer/elicitation/request'; params: AppServer.McpServerElicitationRequestParams };
+  | { method: 'mcpServer/elicitation/request'; params: AppServer.McpServerElicitationRequestParams }
+  | { method: 'item/tool/call'; params: AppServer.DynamicToolCallParams }
+  | { method: 'item/tool/requestUserInput'; params: AppServer.ToolRequestUserInputParams };
 
 /** How a request settles: from the client's result, on an error answer, when nobody is left or the turn aborts. */
 interface Answers<T> {
@@ -65,6 +77,26 @@ const ELICITATION_ANSWERS: Answers<McpElicitationResponse> = {
   onError: { action: 'decline', content: null },
   onAbort: { action: 'cancel', content: null },
 };
+
+const CLIENT_TOOL_ANSWERS: Answers<DynamicToolCallResponse | null> = {
+  decide: clientToolAnswerOf,
+  onError: { contentItems: [], success: false },
+  onAbort: null,
+};
+const USER_INPUT_ANSWERS: Answers<UserInputResponse | null> = { decide: userInputAnswerOf, onError: null, onAbort: null };
+
+/** A client's `item/tool/call` result → the engine's answer; a malformed result is a failure. */
+export function clientToolAnswerOf(result: unknown): DynamicToolCallResponse {
+  const parsed = AppServer.DynamicToolCallResultSchema.safeParse(result);
+  if (!parsed.success) return { contentItems: [{ type: 'inputText', text: 'the client sent a malformed tool result' }], success: false };
+  return parsed.data;
+}
+
+/** A client's `item/tool/requestUserInput` result → the answers; a malformed result counts as no answer. */
+export function userInputAnswerOf(result: unknown): UserInputResponse | null {
+  const parsed = AppServer.ToolRequestUserInputResultSchema.safeParse(result);
+  return parsed.success ? parsed.data : null;
+}
 
 /** Wire decision of a command approval → the engine's decision. */
 export function execDecisionOf(result: unknown): ReviewDecision {
@@ -190,6 +222,29 @@ export class ClientApprovals implements ApprovalPort, ResolvedRequestSource {
     return this.#ask(origin, { method: 'mcpServer/elicitation/request', params }, signal, ELICITATION_ANSWERS, '');
   }
 
+  requestDynamicTool(request: DynamicToolCallRequest, origin: ApprovalOrigin, signal: AbortSignal): Promise<DynamicToolCallResponse | null> {
+    const params: AppServer.DynamicToolCallParams = {
+      threadId: origin.threadId,
+      turnId: origin.turnId,
+      callId: request.callId,
+      tool: request.tool,
+      namespace: request.namespace,
+      arguments: request.arguments ?? null,
+    };
+    return this.#ask(origin, { method: 'item/tool/call', params }, signal, CLIENT_TOOL_ANSWERS, undefined, true);
+  }
+
+  requestUserInput(request: UserInputRequest, origin: ApprovalOrigin, signal: AbortSignal): Promise<UserInputResponse | null> {
+    const params: AppServer.ToolRequestUserInputParams = {
+      threadId: origin.threadId,
+      turnId: origin.turnId,
+      itemId: request.callId,
+      questions: request.questions,
+      isBlocking: true,
+    };
+    return this.#ask(origin, { method: 'item/tool/requestUserInput', params }, signal, USER_INPUT_ANSWERS, undefined, true);
+  }
+
   /** Sends the thread's pending requests to a connection that just subscribed. */
   offerPending(threadId: string, state: ConnectionState): void {
     for (const pending of this.#pending.values()) {
@@ -218,8 +273,17 @@ export class ClientApprovals implements ApprovalPort, ResolvedRequestSource {
   /**
    * Offers a request to the thread's subscribers until one answers. `waitItem` is set for the
    * requests the front door announces itself (MCP): the item the wait is about, '' for none.
+   * `isResolvedAnnounced`: the request is no approval (client tools, questions), so the thread
+   * shows no wait, but `serverRequest/resolved` still follows its answer.
    */
-  #ask<T>(origin: ApprovalOrigin | ElicitationOrigin, offer: Offer, signal: AbortSignal, answers: Answers<T>, waitItem?: string): Promise<T> {
+  #ask<T>(
+    origin: ApprovalOrigin | ElicitationOrigin,
+    offer: Offer,
+    signal: AbortSignal,
+    answers: Answers<T>,
+    waitItem?: string,
+    isResolvedAnnounced = false,
+  ): Promise<T> {
     return new Promise<T>((resolve) => {
       const onAbort = (): void => pending.settle(answers.onAbort);
       const pending: Pending = {
@@ -236,6 +300,7 @@ export class ClientApprovals implements ApprovalPort, ResolvedRequestSource {
           for (const held of pending.sent.values()) held.controller.abort(new Error('resolved'));
           pending.sent.clear();
           if (waitItem !== undefined) this.router.publish(origin.threadId, endFrontDoorWait(this.router.viewOf(origin.threadId), origin.approvalId));
+          else if (isResolvedAnnounced) this.router.publish(origin.threadId, [{ kind: 'requestResolved', approvalId: origin.approvalId }]);
           resolve(answer as T);
         },
       };

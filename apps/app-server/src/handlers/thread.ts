@@ -16,6 +16,7 @@ import { threadStarted, threadStatusChanged, tokenUsageReplay } from '../project
 import { startupStatusReplay } from '../project/notifications.js';
 import { projectSession, projectThread, projectTurns } from '../project/threads.js';
 import { noRollout, orNotFound, parseThreadId, rejectEphemeral } from './common.js';
+import { engineDynamicTools } from './dynamic-tools.js';
 import { threadOptions } from './thread-options.js';
 import type { Handlers } from './types.js';
 
@@ -49,7 +50,8 @@ export function threadHandlers(app: AppContext): Handlers {
   return {
     'thread/start': async (params, ctx) => {
       rejectEphemeral(params.ephemeral);
-      const thread = await app.manager.start({ cwd: app.cwd, ...threadOptions(app, params) });
+      const dynamicTools = engineDynamicTools(params.dynamicTools);
+      const thread = await app.manager.start({ cwd: app.cwd, ...threadOptions(app, params), ...(dynamicTools.length > 0 ? { dynamicTools } : {}) });
       app.router.subscribe(thread.id, app.stateOf(ctx.connection));
       const result = sessionResult(app, thread, []);
       const mcp = startupStatusReplay(thread.id, thread.mcpServerStatuses());

@@ -109,6 +109,8 @@ export interface ResolvedConfig {
   mcpApprovalTimeoutMs: number;
   /** `mcp_elicitation_timeout_sec` in ms (0: wait forever). */
   mcpElicitationTimeoutMs: number;
+  /** `dynamic_tool_timeout_sec` in ms: how long a client tool call waits for its answer (0: forever). */
+  dynamicToolTimeoutMs: number;
   /** `[mcp_server]`: settings of Deputy's own MCP server; `{}` when absent. */
   mcpServer: Record<string, unknown>;
   /** No provider was configured and no OpenAI key was found, so the demo provider is used. */
@@ -176,6 +178,7 @@ export function resolveConfig(sources: ConfigSources): ResolvedConfig {
     mcpStartupGraceMs: cfg.mcp_startup_grace_ms ?? DEFAULT_MCP_STARTUP_GRACE_MS,
     mcpApprovalTimeoutMs: Math.round((cfg.mcp_approval_timeout_sec ?? 600) * 1000),
     mcpElicitationTimeoutMs: Math.round((cfg.mcp_elicitation_timeout_sec ?? 600) * 1000),
+    dynamicToolTimeoutMs: Math.round((cfg.dynamic_tool_timeout_sec ?? 300) * 1000),
     mcpServer: cfg.mcp_server ?? {},
     usingDemoFallback,
     warnings,

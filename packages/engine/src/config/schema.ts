@@ -80,6 +80,8 @@ const sharedShape = {
   mcp_approval_timeout_sec: z.number().min(0).optional(),
   /** How long a server's elicitation waits for an answer, then answers `cancel` (default 600; 0 = forever). */
   mcp_elicitation_timeout_sec: z.number().min(0).optional(),
+  /** How long a call of a client-provided tool waits for the client's answer (default 300; 0 = forever). */
+  dynamic_tool_timeout_sec: z.number().min(0).optional(),
 };
 
 /** `[profiles.<name>]`: a named set of keys that overlays the top level. */

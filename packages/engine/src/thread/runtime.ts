@@ -11,7 +11,7 @@
  * request, whichever config chose it, and stopped by `close()`.
  */
 import { resolve } from 'node:path';
-import type { SandboxPolicy } from '@deputy/protocol';
+import type { DynamicTool, SandboxPolicy } from '@deputy/protocol';
 import type { ApprovalPort } from '../approvals/approval-port.js';
 import { PrefixRules } from '../approvals/rules.js';
 import { SessionApprovals } from '../approvals/session-approvals.js';
@@ -26,6 +26,7 @@ import { describeModel } from '../model/catalog.js';
 import { BUILT_IN_LOCAL_PROVIDERS, LocalProviderClient, LocalServers, type LocalProviders } from '../model/local-providers.js';
 import { createModelClient, type ProviderConnection } from '../model/provider.js';
 import type { ModelClient, ModelRequest, ModelStreamEvent } from '../model/types.js';
+import { DynamicToolSource } from '../tools/client/dynamic-tools.js';
 import { applyPatchTool } from '../tools/patch-tool.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { execCommandTool } from '../tools/shell/exec-command.js';
@@ -258,7 +259,7 @@ export class EngineRuntime {
    * Builds one thread's tools and the services behind them, including the thread's MCP servers
    * (a manager per thread, started by the caller; `close` shuts it down and kills its children).
    */
-  createThreadServices(options: { cwd?: string; writableRoots?: readonly string[] } = {}): {
+  createThreadServices(options: { cwd?: string; writableRoots?: readonly string[]; dynamicTools?: readonly DynamicTool[] } = {}): {
     tools: ToolRegistry;
     services: ShellServices;
     mcp: McpManager;
@@ -294,6 +295,7 @@ export class EngineRuntime {
       onLog: mcpDebugLog,
     });
     tools.addSource(new McpToolSource(mcp));
+    if (options.dynamicTools?.length) tools.addSource(new DynamicToolSource(options.dynamicTools));
     return {
       tools,
       services,

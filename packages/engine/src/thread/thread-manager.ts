@@ -96,6 +96,7 @@ export class ThreadManager {
       source: options.source ?? this.runtime.source,
       forkedFromId: null,
       cliVersion: this.runtime.version,
+      dynamicTools: options.dynamicTools ?? [],
     };
     const thread = this.#create(meta, settings, []);
     await this.#waitRequiredMcp(thread);
@@ -151,6 +152,7 @@ export class ThreadManager {
       source: options.source ?? this.runtime.source,
       forkedFromId: threadId,
       cliVersion: this.runtime.version,
+      dynamicTools: options.dynamicTools ?? meta.dynamicTools ?? [],
     };
     const thread = this.#create(newMeta, settings, kept);
     await this.#waitRequiredMcp(thread);
@@ -279,7 +281,15 @@ export class ThreadManager {
     });
     const writer = RolloutWriter.openForAppend(path);
     const thread = this.#attach(
-      { id: meta.id, createdAtMs: meta.createdAtMs, modelProvider: meta.modelProvider, source: meta.source, forkedFromId: meta.forkedFromId, cliVersion: meta.cliVersion },
+      {
+        id: meta.id,
+        createdAtMs: meta.createdAtMs,
+        modelProvider: meta.modelProvider,
+        source: meta.source,
+        forkedFromId: meta.forkedFromId,
+        cliVersion: meta.cliVersion,
+        dynamicTools: meta.dynamicTools ?? [],
+      },
       settings,
       writer,
     );
@@ -310,6 +320,7 @@ export class ThreadManager {
       reasoningEffort: settings.reasoningEffort,
       baseInstructions: settings.baseInstructions,
       developerInstructions: settings.developerInstructions,
+      ...(meta.dynamicTools?.length ? { dynamicTools: meta.dynamicTools } : {}),
     });
     for (const line of copied) writer.append(line);
     const thread = this.#attach(meta, settings, writer);
@@ -326,7 +337,7 @@ export class ThreadManager {
       append: (fact) => writer.append(rolloutLine(fact.type as never, fact.payload as never)),
     };
     const writableRoots = settings.sandboxPolicy.type === 'workspace-write' ? settings.sandboxPolicy.writableRoots : [];
-    const services = this.runtime.createThreadServices({ cwd: settings.cwd, writableRoots });
+    const services = this.runtime.createThreadServices({ cwd: settings.cwd, writableRoots, dynamicTools: meta.dynamicTools ?? [] });
     const thread: Thread = new Thread(meta, settings, {
       // Bound now: a config change later leaves this thread on its provider and catalogue facts.
       ...this.runtime.threadModel(),
@@ -336,6 +347,7 @@ export class ThreadManager {
       childEnv: () => services.services.childEnv(),
       execSessions: services.services.sessions,
       mcp: services.mcp,
+      clientToolTimeoutMs: this.runtime.config.dynamicToolTimeoutMs,
       onActivity: (t) => this.index.touch(t.id, t.updatedAtMs, t.preview || undefined),
       onClose: async () => {
         writer.close();

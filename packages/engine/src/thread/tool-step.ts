@@ -4,7 +4,15 @@
  * abort signal, and the completion of items an abort cut off. Recording the output is the
  * caller's (the thread's history, or a review's own conversation).
  */
-import type { McpToolCallApprovalRequest, ReviewDecision, ThreadItem } from '@deputy/protocol';
+import type {
+  DynamicToolCallRequest,
+  DynamicToolCallResponse,
+  McpToolCallApprovalRequest,
+  ReviewDecision,
+  ThreadItem,
+  UserInputRequest,
+  UserInputResponse,
+} from '@deputy/protocol';
 import { v7 as uuidv7 } from 'uuid';
 import type { FunctionOutputContent, ResponseItem } from '../model/types.js';
 import type { ToolContext, ToolOutput } from '../tools/types.js';
@@ -34,6 +42,8 @@ export function toolContext(scope: TurnScope, call: ToolCall, openItems: Map<str
     },
     requestApproval: (request) => scope.requestApproval(request),
     requestMcpApproval: (request, timeoutMs) => askMcpApproval(scope, request, timeoutMs),
+    callClientTool: (request) => askClientTool(scope, request),
+    requestUserInput: (request) => askUser(scope, request),
     model: turn.settings.model,
     turnStartedAtMs: turn.startedAtMs,
   };
@@ -55,6 +65,42 @@ async function askMcpApproval(scope: TurnScope, request: McpToolCallApprovalRequ
   } catch {
     return signal.aborted ? 'abort' : 'denied';
   }
+}
+
+/** Default answer timeout of a client tool call (the reference's): 300 s. */
+export const DEFAULT_CLIENT_TOOL_TIMEOUT_MS = 300_000;
+
+/**
+ * Asks the thread's port to run a client tool. `cancelled` when the port cannot (no front door
+ * support) or nobody is left to answer; `timedOut` when the answer timeout passed (the request is
+ * withdrawn like an interrupt withdraws it). Rejects when the turn aborts.
+ */
+async function askClientTool(scope: TurnScope, request: DynamicToolCallRequest): Promise<DynamicToolCallResponse | 'cancelled' | 'timedOut'> {
+  const port = scope.deps.approvals;
+  const turnSignal = scope.turn.controller.signal;
+  if (!port?.requestDynamicTool) return 'cancelled';
+  const timeoutMs = scope.deps.clientToolTimeoutMs ?? DEFAULT_CLIENT_TOOL_TIMEOUT_MS;
+  const timeout = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : null;
+  const signal = timeout ? AbortSignal.any([turnSignal, timeout]) : turnSignal;
+  const origin = { threadId: scope.threadId, turnId: scope.turn.id, approvalId: uuidv7() };
+  const answer = await raceAbort(port.requestDynamicTool(request, origin, signal), turnSignal).catch((error: unknown) => {
+    if (turnSignal.aborted) throw error;
+    return null;
+  });
+  if (answer) return answer;
+  return timeout?.aborted ? 'timedOut' : 'cancelled';
+}
+
+/** Asks the thread's port for the user's answers; null when it cannot or nobody answers. Rejects when the turn aborts. */
+async function askUser(scope: TurnScope, request: UserInputRequest): Promise<UserInputResponse | null> {
+  const port = scope.deps.approvals;
+  const turnSignal = scope.turn.controller.signal;
+  if (!port?.requestUserInput) return null;
+  const origin = { threadId: scope.threadId, turnId: scope.turn.id, approvalId: uuidv7() };
+  return raceAbort(port.requestUserInput(request, origin, turnSignal), turnSignal).catch((error: unknown) => {
+    if (turnSignal.aborted) throw error;
+    return null;
+  });
 }
 
 /**
@@ -82,6 +128,8 @@ export function closeOpenItems(scope: TurnScope, openItems: Map<string, ThreadIt
     const closed: ThreadItem =
       item.type === 'mcpToolCall'
         ? { ...item, status: 'failed', error: 'interrupted' }
+        : item.type === 'dynamicToolCall'
+          ? { ...item, status: 'failed', success: false, contentItems: [] }
         : item.type === 'commandExecution' || item.type === 'fileChange'
           ? { ...item, status: 'failed' }
           : item;

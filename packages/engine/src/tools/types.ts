@@ -3,7 +3,18 @@
  * to the model. Tools never throw for ordinary failures: a failure is output for the model
  * (`ToolError`); only `FatalToolError` ends the turn.
  */
-import type { ApprovalPolicy, ApprovalRequest, EngineEventBody, McpToolCallApprovalRequest, ReviewDecision, SandboxPolicy } from '@deputy/protocol';
+import type {
+  ApprovalPolicy,
+  ApprovalRequest,
+  DynamicToolCallRequest,
+  DynamicToolCallResponse,
+  EngineEventBody,
+  McpToolCallApprovalRequest,
+  ReviewDecision,
+  SandboxPolicy,
+  UserInputRequest,
+  UserInputResponse,
+} from '@deputy/protocol';
 import type { FunctionOutputContent, ToolSpec } from '../model/types.js';
 
 /** What a tool call returns to the model. */
@@ -46,6 +57,14 @@ export interface ToolContext {
    * `abort` when `timeoutMs` (> 0) passes without an answer (the request is withdrawn).
    */
   requestMcpApproval?(request: McpToolCallApprovalRequest, timeoutMs?: number): Promise<ReviewDecision>;
+  /**
+   * Asks the front door's clients to run a client-provided tool: their answer, or a reason it
+   * has none (`cancelled`: nobody answered or can answer; `timedOut`: the answer timeout passed).
+   * Rejects only when the turn aborts.
+   */
+  callClientTool?(request: DynamicToolCallRequest): Promise<DynamicToolCallResponse | 'cancelled' | 'timedOut'>;
+  /** Asks the user the model's questions: the answers, or null when no user answers. */
+  requestUserInput?(request: UserInputRequest): Promise<UserInputResponse | null>;
   /** The turn's model slug (MCP `_meta`). */
   readonly model?: string;
   /** When the turn started (MCP `_meta`). */

@@ -215,3 +215,13 @@ export {
   DELIBERATELY_UNSUPPORTED, NOT_YET, LEGACY_CLIENT_REQUESTS, ACCEPTED_CLIENT_REQUEST_METHODS,
   isAcceptedClientRequestMethod,
 } from './unsupported.js';
+export {
+  DynamicToolCallParamsSchema, DynamicToolCallResultSchema, ToolRequestUserInputOptionSchema,
+  ToolRequestUserInputQuestionSchema, ToolRequestUserInputParamsSchema, ToolRequestUserInputResultSchema,
+} from './client-tools.js';
+export type {
+  DynamicToolCallParams, DynamicToolCallResult, ToolRequestUserInputParams, ToolRequestUserInputResult,
+} from './client-tools.js';
+export {
+  DynamicToolFunctionSpecSchema, DynamicToolNamespaceSpecSchema, LegacyDynamicToolSpecSchema,
+} from './thread.js';

@@ -16,6 +16,12 @@ import {
   LoginAccountResultSchema,
 } from './account.js';
 import {
+  DynamicToolCallParamsSchema,
+  DynamicToolCallResultSchema,
+  ToolRequestUserInputParamsSchema,
+  ToolRequestUserInputResultSchema,
+} from './client-tools.js';
+import {
   AppsListParamsSchema,
   AppsListResultSchema,
   CollaborationModeListParamsSchema,
@@ -374,10 +380,12 @@ export const serverRequests = {
     params: FileChangeRequestApprovalParamsSchema,
     result: FileChangeRequestApprovalResultSchema,
   },
+  'item/tool/requestUserInput': { params: ToolRequestUserInputParamsSchema, result: ToolRequestUserInputResultSchema },
   'mcpServer/elicitation/request': {
     params: McpServerElicitationRequestParamsSchema,
     result: McpServerElicitationRequestResultSchema,
   },
+  'item/tool/call': { params: DynamicToolCallParamsSchema, result: DynamicToolCallResultSchema },
 } as const satisfies Readonly<Record<string, ServerRequestSpec>>;
 
 /** Client→server notifications: only `initialized` (no params; optional, harmless twice). */

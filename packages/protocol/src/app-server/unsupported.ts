@@ -97,9 +97,7 @@ export const NOT_YET = {
     'guardianWarning',
   ],
   serverRequests: [
-    'item/tool/requestUserInput',
     'item/permissions/requestApproval',
-    'item/tool/call',
   ],
 } as const;
 
