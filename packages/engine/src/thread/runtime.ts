@@ -32,6 +32,7 @@ import { ToolRegistry } from '../tools/registry.js';
 import { execCommandTool } from '../tools/shell/exec-command.js';
 import type { ShellServices } from '../tools/shell/services.js';
 import { writeStdinTool } from '../tools/shell/write-stdin.js';
+import { requestUserInputTool } from '../tools/request-user-input/request-user-input.js';
 import { updatePlanTool } from '../tools/update-plan/update-plan.js';
 import { viewImageTool } from '../tools/view-image/view-image.js';
 import { McpManager } from '../mcp/manager.js';
@@ -281,6 +282,7 @@ export class EngineRuntime {
       updatePlanTool,
       applyPatchTool(services),
       viewImageTool,
+      requestUserInputTool,
     ] as never[]);
     const mcp = new McpManager({
       servers: this.#config.mcpServerConfigs ?? [],

@@ -44,6 +44,7 @@ export function toolContext(scope: TurnScope, call: ToolCall, openItems: Map<str
     requestMcpApproval: (request, timeoutMs) => askMcpApproval(scope, request, timeoutMs),
     callClientTool: (request) => askClientTool(scope, request),
     requestUserInput: (request) => askUser(scope, request),
+    collaborationMode: turn.settings.collaborationMode ?? 'default',
     model: turn.settings.model,
     turnStartedAtMs: turn.startedAtMs,
   };
@@ -91,16 +92,20 @@ async function askClientTool(scope: TurnScope, request: DynamicToolCallRequest):
   return timeout?.aborted ? 'timedOut' : 'cancelled';
 }
 
-/** Asks the thread's port for the user's answers; null when it cannot or nobody answers. Rejects when the turn aborts. */
-async function askUser(scope: TurnScope, request: UserInputRequest): Promise<UserInputResponse | null> {
+/**
+ * Asks the thread's port for the user's answers: `noUser` when the port cannot ask anyone,
+ * `cancelled` when nobody answered. Rejects when the turn aborts.
+ */
+async function askUser(scope: TurnScope, request: UserInputRequest): Promise<UserInputResponse | 'noUser' | 'cancelled'> {
   const port = scope.deps.approvals;
   const turnSignal = scope.turn.controller.signal;
-  if (!port?.requestUserInput) return null;
+  if (!port?.requestUserInput) return 'noUser';
   const origin = { threadId: scope.threadId, turnId: scope.turn.id, approvalId: uuidv7() };
-  return raceAbort(port.requestUserInput(request, origin, turnSignal), turnSignal).catch((error: unknown) => {
+  const answer = await raceAbort(port.requestUserInput(request, origin, turnSignal), turnSignal).catch((error: unknown) => {
     if (turnSignal.aborted) throw error;
     return null;
   });
+  return answer ?? 'cancelled';
 }
 
 /**

@@ -63,8 +63,13 @@ export interface ToolContext {
    * Rejects only when the turn aborts.
    */
   callClientTool?(request: DynamicToolCallRequest): Promise<DynamicToolCallResponse | 'cancelled' | 'timedOut'>;
-  /** Asks the user the model's questions: the answers, or null when no user answers. */
-  requestUserInput?(request: UserInputRequest): Promise<UserInputResponse | null>;
+  /**
+   * Asks the user the model's questions: the answers, `noUser` when the front door has nobody to
+   * ask (`deputy exec`), `cancelled` when nobody answered. Rejects only when the turn aborts.
+   */
+  requestUserInput?(request: UserInputRequest): Promise<UserInputResponse | 'noUser' | 'cancelled'>;
+  /** The turn's collaboration mode (absent: `default`). */
+  readonly collaborationMode?: 'plan' | 'default';
   /** The turn's model slug (MCP `_meta`). */
   readonly model?: string;
   /** When the turn started (MCP `_meta`). */
@@ -84,6 +89,8 @@ export interface ToolSource {
 /** A declared tool. `TArgs` is the parsed argument type. */
 export interface ToolDefinition<TArgs = unknown> {
   readonly name: string;
+  /** The collaboration modes it is offered in; absent: every mode. */
+  readonly modes?: readonly ('plan' | 'default')[];
   /** The spec offered to the model for the given wire. */
   spec(wire: 'responses' | 'chat'): ToolSpec;
   /** Parses the raw call payload (JSON arguments or freeform input); throws ToolError on bad input. */
