@@ -225,3 +225,11 @@ export type {
 export {
   DynamicToolFunctionSpecSchema, DynamicToolNamespaceSpecSchema, LegacyDynamicToolSpecSchema,
 } from './thread.js';
+export {
+  ProcessSpawnParamsSchema, ProcessWriteStdinParamsSchema, ProcessKillParamsSchema, ProcessResizePtyParamsSchema,
+  ProcessOutputDeltaSchema, ProcessExitedSchema,
+} from './process.js';
+export type {
+  ProcessSpawnParams, ProcessWriteStdinParams, ProcessKillParams, ProcessResizePtyParams, ProcessOutputDelta,
+  ProcessExited,
+} from './process.js';

@@ -16,6 +16,14 @@ import {
   LoginAccountResultSchema,
 } from './account.js';
 import {
+  ProcessExitedSchema,
+  ProcessKillParamsSchema,
+  ProcessOutputDeltaSchema,
+  ProcessResizePtyParamsSchema,
+  ProcessSpawnParamsSchema,
+  ProcessWriteStdinParamsSchema,
+} from './process.js';
+import {
   DynamicToolCallParamsSchema,
   DynamicToolCallResultSchema,
   ToolRequestUserInputParamsSchema,
@@ -317,6 +325,10 @@ export const clientRequests = {
   'command/exec/write': request(CommandExecWriteParamsSchema, EmptyResultSchema),
   'command/exec/terminate': request(CommandExecTerminateParamsSchema, EmptyResultSchema),
   'command/exec/resize': request(CommandExecResizeParamsSchema, EmptyResultSchema),
+  'process/spawn': request(ProcessSpawnParamsSchema, EmptyResultSchema, { wholeMethod: true }),
+  'process/writeStdin': request(ProcessWriteStdinParamsSchema, EmptyResultSchema, { wholeMethod: true }),
+  'process/kill': request(ProcessKillParamsSchema, EmptyResultSchema, { wholeMethod: true }),
+  'process/resizePty': request(ProcessResizePtyParamsSchema, EmptyResultSchema, { wholeMethod: true }),
   'config/read': request(ConfigReadParamsSchema, ConfigReadResultSchema),
   'config/value/write': request(ConfigValueWriteParamsSchema, ConfigWriteResultSchema),
   'config/batchWrite': request(ConfigBatchWriteParamsSchema, ConfigWriteResultSchema),
@@ -348,6 +360,8 @@ export const serverNotifications = {
   'item/agentMessage/delta': notification(ItemDeltaNotificationSchema, 'subscribers'),
   'item/plan/delta': notification(ItemDeltaNotificationSchema, 'subscribers'),
   'command/exec/outputDelta': notification(CommandExecOutputDeltaSchema, 'connection'),
+  'process/outputDelta': notification(ProcessOutputDeltaSchema, 'connection'),
+  'process/exited': notification(ProcessExitedSchema, 'connection'),
   'item/commandExecution/outputDelta': notification(ItemDeltaNotificationSchema, 'subscribers'),
   'item/fileChange/outputDelta': notification(ItemDeltaNotificationSchema, 'subscribers'),
   'serverRequest/resolved': notification(ServerRequestResolvedNotificationSchema, 'subscribers'),
