@@ -297,7 +297,9 @@ export class EngineRuntime {
       onLog: mcpDebugLog,
     });
     tools.addSource(new McpToolSource(mcp));
-    if (options.dynamicTools?.length) tools.addSource(new DynamicToolSource(options.dynamicTools));
+    // A top-level client tool never shadows a built-in one (the model would see the name twice).
+    const clientTools = (options.dynamicTools ?? []).filter((t) => t.namespace !== null || !tools.has(t.name));
+    if (clientTools.length > 0) tools.addSource(new DynamicToolSource(clientTools));
     return {
       tools,
       services,

@@ -48,4 +48,15 @@ describe('without a front door that can ask', () => {
     expect(toolNames(engine.server.requests[0]!)).toContain('ideping');
     expect(functionOutputs(engine.server.requests[1]!)[0]?.output).toBe(CLIENT_TOOL_CANCELLED_TEXT);
   });
+
+  it('leaves out a top-level client tool named like a built-in one', async () => {
+    engine = await startTestEngine();
+    engine.server.enqueue({ output: [text('ok')] });
+    const shadow = { ...TOOL, name: 'exec_command', namespace: null };
+    const thread = await engine.manager.start({ cwd: engine.temp.cwd, dynamicTools: [shadow, TOOL] });
+    await thread.startTurn([{ type: 'text', text: 'x' }]).done;
+    const names = toolNames(engine.server.requests[0]!);
+    expect(names.filter((n) => n === 'exec_command')).toHaveLength(1);
+    expect(names).toContain('ide');
+  });
 });
