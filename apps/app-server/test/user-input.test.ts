@@ -87,7 +87,7 @@ describe('request_user_input', () => {
     const { id } = await startThread(client);
     const turnId = await startTurn(client, id, 'ask', { collaborationMode: PLAN });
     const request = await client.waitForServerRequest(ASK);
-    await client.send({ jsonrpc: '2.0', id: request.id, error: { code: -32000, message: 'dismissed' } });
+    await client.send({ id: request.id, error: { code: -32000, message: 'dismissed' } });
     await turnCompleted(client, turnId);
     expect(lastToolOutput()).toBe('request_user_input was cancelled before receiving a response');
   });
