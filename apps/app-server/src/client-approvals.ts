@@ -15,6 +15,11 @@
  * `thread/status/changed` with `waitingOnApproval` before the request, `serverRequest/resolved`
  * and the status again after the answer. Nobody left to ask cancels the call (declines the
  * elicitation with `cancel`), as does the turn's abort.
+ *
+ * Client tools and questions (docs/extensions.md): a model call of a client tool goes as
+ * `item/tool/call` and the model's questions as `item/tool/requestUserInput`, routed the same way;
+ * a question shows `waitingOnUserInput` while it waits, a tool call no wait; both are followed by
+ * `serverRequest/resolved`. Nobody left to ask, or the abort, settles them without an answer.
  */
 import type {
   ApprovalRequest,
@@ -33,7 +38,8 @@ import { RpcError } from '@deputy/rpc/core';
 import type { ConnectionState, SentRequest } from './connection-state.js';
 import type { AppLogger } from './logger.js';
 import { commandActionsOf, commandLineOf } from './project/items.js';
-import { beginFrontDoorWait, endFrontDoorWait } from './project/notifications.js';
+import { beginFrontDoorWait, beginQuestionWait, endFrontDoorWait, endQuestionWait } from './project/notifications.js';
+import type { Outbound } from './project/outbound.js';
 import type { ResolvedRequestSource, Router } from './router.js';
 
 type ExecRequest = Extract<ApprovalRequest, { kind: 'exec' }>;
@@ -46,6 +52,14 @@ type Offer =
   | { method: 'mcpServer/elicitation/request'; params: AppServer.McpServerElicitationRequestParams }
   | { method: 'item/tool/call'; params: AppServer.DynamicToolCallParams }
   | { method: 'item/tool/requestUserInput'; params: AppServer.ToolRequestUserInputParams };
+
+/**
+ * How the front door announces a request the engine emits no approval event for: `wait`, an MCP
+ * approval or elicitation (`waitingOnApproval` while it waits; `itemId` is the item it is about,
+ * '' for none); `question`, a question to the user (`waitingOnUserInput`); `resolved`, a client
+ * tool call (no wait shown). Each is followed by `serverRequest/resolved`.
+ */
+type Announce = { kind: 'wait'; itemId: string } | { kind: 'question' } | { kind: 'resolved' };
 
 /** How a request settles: from the client's result, on an error answer, when nobody is left or the turn aborts. */
 interface Answers<T> {
@@ -210,7 +224,7 @@ export class ClientApprovals implements ApprovalPort, ResolvedRequestSource {
       message: request.message,
       requestedSchema: { type: 'object', properties: {} },
     };
-    return this.#ask(origin, { method: 'mcpServer/elicitation/request', params }, signal, MCP_TOOL_CALL_ANSWERS, request.callId);
+    return this.#ask(origin, { method: 'mcpServer/elicitation/request', params }, signal, MCP_TOOL_CALL_ANSWERS, { kind: 'wait', itemId: request.callId });
   }
 
   requestMcpElicitation(request: McpElicitationRequest, origin: ElicitationOrigin, signal: AbortSignal): Promise<McpElicitationResponse> {
@@ -219,7 +233,7 @@ export class ClientApprovals implements ApprovalPort, ResolvedRequestSource {
       request.mode === 'url'
         ? { ...base, mode: 'url', url: request.url ?? '', elicitationId: request.elicitationId ?? '' }
         : { ...base, mode: 'form', requestedSchema: request.requestedSchema ?? { type: 'object', properties: {} } };
-    return this.#ask(origin, { method: 'mcpServer/elicitation/request', params }, signal, ELICITATION_ANSWERS, '');
+    return this.#ask(origin, { method: 'mcpServer/elicitation/request', params }, signal, ELICITATION_ANSWERS, { kind: 'wait', itemId: '' });
   }
 
   requestDynamicTool(request: DynamicToolCallRequest, origin: ApprovalOrigin, signal: AbortSignal): Promise<DynamicToolCallResponse | null> {
@@ -231,7 +245,7 @@ export class ClientApprovals implements ApprovalPort, ResolvedRequestSource {
       namespace: request.namespace,
       arguments: request.arguments ?? null,
     };
-    return this.#ask(origin, { method: 'item/tool/call', params }, signal, CLIENT_TOOL_ANSWERS, undefined, true);
+    return this.#ask(origin, { method: 'item/tool/call', params }, signal, CLIENT_TOOL_ANSWERS, { kind: 'resolved' });
   }
 
   requestUserInput(request: UserInputRequest, origin: ApprovalOrigin, signal: AbortSignal): Promise<UserInputResponse | null> {
@@ -242,7 +256,7 @@ export class ClientApprovals implements ApprovalPort, ResolvedRequestSource {
       questions: request.questions,
       isBlocking: true,
     };
-    return this.#ask(origin, { method: 'item/tool/requestUserInput', params }, signal, USER_INPUT_ANSWERS, undefined, true);
+    return this.#ask(origin, { method: 'item/tool/requestUserInput', params }, signal, USER_INPUT_ANSWERS, { kind: 'question' });
   }
 
   /** Sends the thread's pending requests to a connection that just subscribed. */
@@ -271,19 +285,11 @@ export class ClientApprovals implements ApprovalPort, ResolvedRequestSource {
   }
 
   /**
-   * Offers a request to the thread's subscribers until one answers. `waitItem` is set for the
-   * requests the front door announces itself (MCP): the item the wait is about, '' for none.
-   * `isResolvedAnnounced`: the request is no approval (client tools, questions), so the thread
-   * shows no wait, but `serverRequest/resolved` still follows its answer.
+   * Offers a request to the thread's subscribers until one answers. `announce` is set for the
+   * requests the engine emits no approval event for, which the front door announces itself (see
+   * `Announce`).
    */
-  #ask<T>(
-    origin: ApprovalOrigin | ElicitationOrigin,
-    offer: Offer,
-    signal: AbortSignal,
-    answers: Answers<T>,
-    waitItem?: string,
-    isResolvedAnnounced = false,
-  ): Promise<T> {
+  #ask<T>(origin: ApprovalOrigin | ElicitationOrigin, offer: Offer, signal: AbortSignal, answers: Answers<T>, announce?: Announce): Promise<T> {
     return new Promise<T>((resolve) => {
       const onAbort = (): void => pending.settle(answers.onAbort);
       const pending: Pending = {
@@ -299,18 +305,27 @@ export class ClientApprovals implements ApprovalPort, ResolvedRequestSource {
           signal.removeEventListener('abort', onAbort);
           for (const held of pending.sent.values()) held.controller.abort(new Error('resolved'));
           pending.sent.clear();
-          if (waitItem !== undefined) this.router.publish(origin.threadId, endFrontDoorWait(this.router.viewOf(origin.threadId), origin.approvalId));
-          else if (isResolvedAnnounced) this.router.publish(origin.threadId, [{ kind: 'requestResolved', approvalId: origin.approvalId }]);
+          if (announce) this.router.publish(origin.threadId, this.#endAnnounce(announce, origin));
           resolve(answer as T);
         },
       };
       this.#pending.set(origin.approvalId, pending);
       if (signal.aborted) return pending.settle(answers.onAbort);
       signal.addEventListener('abort', onAbort, { once: true });
-      if (waitItem !== undefined) this.router.publish(origin.threadId, beginFrontDoorWait(this.router.viewOf(origin.threadId), origin.approvalId, waitItem));
+      const view = this.router.viewOf(origin.threadId);
+      if (announce?.kind === 'wait') this.router.publish(origin.threadId, beginFrontDoorWait(view, origin.approvalId, announce.itemId));
+      if (announce?.kind === 'question') this.router.publish(origin.threadId, beginQuestionWait(view, origin.approvalId));
       // Sent through the thread's delivery so the request follows the item/started before it.
       this.router.deliver(origin.threadId, () => this.#reassign(pending));
     });
+  }
+
+  /** What follows the answer of an announced request: `serverRequest/resolved`, and the status when it showed a wait. */
+  #endAnnounce(announce: Announce, origin: ApprovalOrigin | ElicitationOrigin): Outbound[] {
+    const view = this.router.viewOf(origin.threadId);
+    if (announce.kind === 'wait') return endFrontDoorWait(view, origin.approvalId);
+    if (announce.kind === 'question') return endQuestionWait(view, origin.approvalId);
+    return [{ kind: 'requestResolved', approvalId: origin.approvalId }];
   }
 
   #sendTo(pending: Pending, state: ConnectionState): void {

@@ -74,11 +74,15 @@ describe('request_user_input', () => {
       isBlocking: true,
       questions: [{ ...QUESTIONS[0], isOther: true, isSecret: false }],
     });
+    expect(client.notifications('thread/status/changed').at(-1)?.params.status).toEqual({ type: 'active', activeFlags: ['waitingOnUserInput'] });
     await client.respond(request.id, { answers: { db: { answers: ['SQLite'] } } });
     const done = await turnCompleted(client, turnId);
     expect(done.params.turn).toMatchObject({ status: 'completed' });
     expect(client.notifications('serverRequest/resolved').map((n) => n.params)).toEqual([{ threadId: id, requestId: request.id }]);
     expect(JSON.parse(lastToolOutput())).toEqual({ answers: { db: { answers: ['SQLite'] } } });
+    const statuses = client.notifications('thread/status/changed').map((n) => n.params.status);
+    expect(statuses).toContainEqual({ type: 'active', activeFlags: [] });
+    expect(statuses.at(-1)).toEqual({ type: 'idle' });
   });
 
   it('tells the model when the client answers with an error', async () => {
