@@ -136,6 +136,9 @@ describe('thread/start.dynamicTools', () => {
     await client.call('thread/resume', { threadId: id });
     await turnCompleted(client, await startTurn(client, id, 'hello'));
     expect(clientTools(h.model.requests.at(-1)!).map((t) => (t as { name: string }).name)).toEqual(['lookup', 'codex_tui']);
+    const fork = await client.call<{ thread: { id: string } }>('thread/fork', { threadId: id });
+    await turnCompleted(client, await startTurn(client, fork.thread.id, 'hello again'));
+    expect(clientTools(h.model.requests.at(-1)!).map((t) => (t as { name: string }).name)).toEqual(['lookup', 'codex_tui']);
   });
 });
 
@@ -155,6 +158,9 @@ describe('a model call of a client tool', () => {
     expect(client.notifications('serverRequest/resolved').map((n) => n.params)).toEqual([{ threadId: id, requestId: request.id }]);
     expect(dynamicItem('item/completed')).toMatchObject({ id: callId, status: 'completed', success: true, contentItems: [{ type: 'inputText', text: 'opened a.txt' }, { type: 'inputImage', imageUrl: image }] });
     expect(lastOutput()).toEqual([{ type: 'input_text', text: 'opened a.txt' }, { type: 'input_image', image_url: image }]);
+    // The item is kept with the thread, under its call id.
+    const read = await client.call<{ thread: { turns: Array<{ items: Array<Record<string, unknown>> }> } }>('thread/read', { threadId: id, includeTurns: true });
+    expect(read.thread.turns[0]?.items.find((i) => i.type === 'dynamicToolCall')).toMatchObject({ id: callId, status: 'completed', success: true });
   });
 
   it('tells the model when the client reports a failure', async () => {
