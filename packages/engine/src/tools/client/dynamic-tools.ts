@@ -105,7 +105,7 @@ export function outputOf(answer: DynamicToolCallResponse): ToolOutput {
     item.type === 'inputText' ? { type: 'input_text', text: item.text } : { type: 'input_image', image_url: item.imageUrl },
   );
   if (!answer.success) items.unshift({ type: 'input_text', text: CLIENT_TOOL_FAILED_TEXT });
-  const text = items.filter((i) => i.type === 'input_text').map((i) => i.text).join('\n');
-  const images = items.flatMap((i) => (i.type === 'input_image' ? [i.image_url] : []));
-  return { output: text, success: answer.success, contentItems: items, ...(images.length > 0 ? { images } : {}) };
+  // `output` is the text form for front doors; the model gets `contentItems` (images included).
+  const text = items.flatMap((i) => (i.type === 'input_text' ? [i.text] : [])).join('\n');
+  return { output: text, success: answer.success, contentItems: items };
 }
