@@ -15,15 +15,31 @@
  * `thread/status/changed` with `waitingOnApproval` before the request, `serverRequest/resolved`
  * and the status again after the answer. Nobody left to ask cancels the call (declines the
  * elicitation with `cancel`), as does the turn's abort.
+ *
+ * Client tools and questions (docs/extensions.md): a model call of a client tool goes as
+ * `item/tool/call` and the model's questions as `item/tool/requestUserInput`, routed the same way;
+ * a question shows `waitingOnUserInput` while it waits, a tool call no wait; both are followed by
+ * `serverRequest/resolved`. Nobody left to ask, or the abort, settles them without an answer.
  */
-import type { ApprovalRequest, McpElicitationRequest, McpElicitationResponse, McpToolCallApprovalRequest, ReviewDecision } from '@deputy/protocol';
+import type {
+  ApprovalRequest,
+  DynamicToolCallRequest,
+  DynamicToolCallResponse,
+  McpElicitationRequest,
+  McpElicitationResponse,
+  McpToolCallApprovalRequest,
+  ReviewDecision,
+  UserInputRequest,
+  UserInputResponse,
+} from '@deputy/protocol';
 import { AppServer } from '@deputy/protocol';
 import type { ApprovalOrigin, ApprovalPort, ElicitationOrigin } from '@deputy/engine';
 import { RpcError } from '@deputy/rpc/core';
 import type { ConnectionState, SentRequest } from './connection-state.js';
 import type { AppLogger } from './logger.js';
 import { commandActionsOf, commandLineOf } from './project/items.js';
-import { beginFrontDoorWait, endFrontDoorWait } from './project/notifications.js';
+import { beginFrontDoorWait, beginQuestionWait, endFrontDoorWait, endQuestionWait } from './project/notifications.js';
+import type { Outbound } from './project/outbound.js';
 import type { ResolvedRequestSource, Router } from './router.js';
 
 type ExecRequest = Extract<ApprovalRequest, { kind: 'exec' }>;
@@ -33,7 +49,17 @@ type PatchRequest = Extract<ApprovalRequest, { kind: 'patch' }>;
 type Offer =
   | { method: 'item/commandExecution/requestApproval'; params: AppServer.CommandExecutionRequestApprovalParams }
   | { method: 'item/fileChange/requestApproval'; params: AppServer.FileChangeRequestApprovalParams }
-  | { method: 'mcpServer/elicitation/request'; params: AppServer.McpServerElicitationRequestParams };
+  | { method: 'mcpServer/elicitation/request'; params: AppServer.McpServerElicitationRequestParams }
+  | { method: 'item/tool/call'; params: AppServer.DynamicToolCallParams }
+  | { method: 'item/tool/requestUserInput'; params: AppServer.ToolRequestUserInputParams };
+
+/**
+ * How the front door announces a request the engine emits no approval event for: `wait`, an MCP
+ * approval or elicitation (`waitingOnApproval` while it waits; `itemId` is the item it is about,
+ * '' for none); `question`, a question to the user (`waitingOnUserInput`); `resolved`, a client
+ * tool call (no wait shown). Each is followed by `serverRequest/resolved`.
+ */
+type Announce = { kind: 'wait'; itemId: string } | { kind: 'question' } | { kind: 'resolved' };
 
 /** How a request settles: from the client's result, on an error answer, when nobody is left or the turn aborts. */
 interface Answers<T> {
@@ -65,6 +91,26 @@ const ELICITATION_ANSWERS: Answers<McpElicitationResponse> = {
   onError: { action: 'decline', content: null },
   onAbort: { action: 'cancel', content: null },
 };
+
+const CLIENT_TOOL_ANSWERS: Answers<DynamicToolCallResponse | null> = {
+  decide: clientToolAnswerOf,
+  onError: { contentItems: [], success: false },
+  onAbort: null,
+};
+const USER_INPUT_ANSWERS: Answers<UserInputResponse | null> = { decide: userInputAnswerOf, onError: null, onAbort: null };
+
+/** A client's `item/tool/call` result → the engine's answer; a malformed result is a failure. */
+export function clientToolAnswerOf(result: unknown): DynamicToolCallResponse {
+  const parsed = AppServer.DynamicToolCallResultSchema.safeParse(result);
+  if (!parsed.success) return { contentItems: [{ type: 'inputText', text: 'the client sent a malformed tool result' }], success: false };
+  return parsed.data;
+}
+
+/** A client's `item/tool/requestUserInput` result → the answers; a malformed result counts as no answer. */
+export function userInputAnswerOf(result: unknown): UserInputResponse | null {
+  const parsed = AppServer.ToolRequestUserInputResultSchema.safeParse(result);
+  return parsed.success ? parsed.data : null;
+}
 
 /** Wire decision of a command approval → the engine's decision. */
 export function execDecisionOf(result: unknown): ReviewDecision {
@@ -178,7 +224,7 @@ export class ClientApprovals implements ApprovalPort, ResolvedRequestSource {
       message: request.message,
       requestedSchema: { type: 'object', properties: {} },
     };
-    return this.#ask(origin, { method: 'mcpServer/elicitation/request', params }, signal, MCP_TOOL_CALL_ANSWERS, request.callId);
+    return this.#ask(origin, { method: 'mcpServer/elicitation/request', params }, signal, MCP_TOOL_CALL_ANSWERS, { kind: 'wait', itemId: request.callId });
   }
 
   requestMcpElicitation(request: McpElicitationRequest, origin: ElicitationOrigin, signal: AbortSignal): Promise<McpElicitationResponse> {
@@ -187,7 +233,30 @@ export class ClientApprovals implements ApprovalPort, ResolvedRequestSource {
       request.mode === 'url'
         ? { ...base, mode: 'url', url: request.url ?? '', elicitationId: request.elicitationId ?? '' }
         : { ...base, mode: 'form', requestedSchema: request.requestedSchema ?? { type: 'object', properties: {} } };
-    return this.#ask(origin, { method: 'mcpServer/elicitation/request', params }, signal, ELICITATION_ANSWERS, '');
+    return this.#ask(origin, { method: 'mcpServer/elicitation/request', params }, signal, ELICITATION_ANSWERS, { kind: 'wait', itemId: '' });
+  }
+
+  requestDynamicTool(request: DynamicToolCallRequest, origin: ApprovalOrigin, signal: AbortSignal): Promise<DynamicToolCallResponse | null> {
+    const params: AppServer.DynamicToolCallParams = {
+      threadId: origin.threadId,
+      turnId: origin.turnId,
+      callId: request.callId,
+      tool: request.tool,
+      namespace: request.namespace,
+      arguments: request.arguments ?? null,
+    };
+    return this.#ask(origin, { method: 'item/tool/call', params }, signal, CLIENT_TOOL_ANSWERS, { kind: 'resolved' });
+  }
+
+  requestUserInput(request: UserInputRequest, origin: ApprovalOrigin, signal: AbortSignal): Promise<UserInputResponse | null> {
+    const params: AppServer.ToolRequestUserInputParams = {
+      threadId: origin.threadId,
+      turnId: origin.turnId,
+      itemId: request.callId,
+      questions: request.questions,
+      isBlocking: true,
+    };
+    return this.#ask(origin, { method: 'item/tool/requestUserInput', params }, signal, USER_INPUT_ANSWERS, { kind: 'question' });
   }
 
   /** Sends the thread's pending requests to a connection that just subscribed. */
@@ -216,10 +285,11 @@ export class ClientApprovals implements ApprovalPort, ResolvedRequestSource {
   }
 
   /**
-   * Offers a request to the thread's subscribers until one answers. `waitItem` is set for the
-   * requests the front door announces itself (MCP): the item the wait is about, '' for none.
+   * Offers a request to the thread's subscribers until one answers. `announce` is set for the
+   * requests the engine emits no approval event for, which the front door announces itself (see
+   * `Announce`).
    */
-  #ask<T>(origin: ApprovalOrigin | ElicitationOrigin, offer: Offer, signal: AbortSignal, answers: Answers<T>, waitItem?: string): Promise<T> {
+  #ask<T>(origin: ApprovalOrigin | ElicitationOrigin, offer: Offer, signal: AbortSignal, answers: Answers<T>, announce?: Announce): Promise<T> {
     return new Promise<T>((resolve) => {
       const onAbort = (): void => pending.settle(answers.onAbort);
       const pending: Pending = {
@@ -235,17 +305,27 @@ export class ClientApprovals implements ApprovalPort, ResolvedRequestSource {
           signal.removeEventListener('abort', onAbort);
           for (const held of pending.sent.values()) held.controller.abort(new Error('resolved'));
           pending.sent.clear();
-          if (waitItem !== undefined) this.router.publish(origin.threadId, endFrontDoorWait(this.router.viewOf(origin.threadId), origin.approvalId));
+          if (announce) this.router.publish(origin.threadId, this.#endAnnounce(announce, origin));
           resolve(answer as T);
         },
       };
       this.#pending.set(origin.approvalId, pending);
       if (signal.aborted) return pending.settle(answers.onAbort);
       signal.addEventListener('abort', onAbort, { once: true });
-      if (waitItem !== undefined) this.router.publish(origin.threadId, beginFrontDoorWait(this.router.viewOf(origin.threadId), origin.approvalId, waitItem));
+      const view = this.router.viewOf(origin.threadId);
+      if (announce?.kind === 'wait') this.router.publish(origin.threadId, beginFrontDoorWait(view, origin.approvalId, announce.itemId));
+      if (announce?.kind === 'question') this.router.publish(origin.threadId, beginQuestionWait(view, origin.approvalId));
       // Sent through the thread's delivery so the request follows the item/started before it.
       this.router.deliver(origin.threadId, () => this.#reassign(pending));
     });
+  }
+
+  /** What follows the answer of an announced request: `serverRequest/resolved`, and the status when it showed a wait. */
+  #endAnnounce(announce: Announce, origin: ApprovalOrigin | ElicitationOrigin): Outbound[] {
+    const view = this.router.viewOf(origin.threadId);
+    if (announce.kind === 'wait') return endFrontDoorWait(view, origin.approvalId);
+    if (announce.kind === 'question') return endQuestionWait(view, origin.approvalId);
+    return [{ kind: 'requestResolved', approvalId: origin.approvalId }];
   }
 
   #sendTo(pending: Pending, state: ConnectionState): void {

@@ -14,6 +14,7 @@ import type { ConnectionState } from './connection-state.js';
 import { accountHandlers } from './handlers/account.js';
 import { catalogHandlers, createSkillsWatcher } from './handlers/catalog.js';
 import { commandHandlers } from './handlers/command.js';
+import { processHandlers } from './handlers/process.js';
 import { fsHandlers } from './handlers/fs.js';
 import { fuzzySearchHandlers } from './handlers/fuzzy-search.js';
 import { currentHandlers } from './handlers/current.js';
@@ -99,6 +100,7 @@ export async function openEngineServices(options: EngineServicesOptions): Promis
     ...fsHandlers(app),
     ...fuzzySearchHandlers(app),
     ...commandHandlers(app),
+    ...processHandlers(app),
     ...mcpHandlers(app),
     ...currentHandlers(app),
     ...threadHistoryHandlers(app),

@@ -12,6 +12,7 @@ import { waitFor } from '@deputy/test-support';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startHarness, type Harness } from './support/harness.js';
+import { isAlive } from './support/host.js';
 import type { WireClient } from './support/wire-client.js';
 
 let h: Harness;
@@ -45,15 +46,6 @@ function waitForOutput(c: WireClient, processId: string, text: string, stream = 
 }
 
 
-/** True while a process with this pid exists. */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('command/exec buffered', () => {
   it('returns stdout, stderr and the exit code', async () => {

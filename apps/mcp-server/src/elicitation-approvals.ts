@@ -8,7 +8,15 @@
  */
 import type { ApprovalOrigin, ApprovalPort, ElicitationOrigin as EngineElicitationOrigin } from '@deputy/engine';
 import { displayCommand } from '@deputy/engine/facts';
-import type { ApprovalRequest, McpElicitationRequest, McpElicitationResponse, McpToolCallApprovalRequest, ReviewDecision } from '@deputy/protocol';
+import type {
+  ApprovalRequest,
+  McpElicitationRequest,
+  McpElicitationResponse,
+  McpToolCallApprovalRequest,
+  ReviewDecision,
+  UserInputRequest,
+  UserInputResponse,
+} from '@deputy/protocol';
 import { codexChanges, parsedCommand } from './project-events.js';
 
 /** Anything the engine asks a decision on: a command, a patch, or an MCP tool call. */
@@ -54,6 +62,16 @@ export class ApprovalRouter implements ApprovalPort {
     return handler ? handler(request, signal) : DECLINE;
   }
 
+  /**
+   * The model's questions (`request_user_input`) as a form elicitation through the turn's
+   * elicitation path (so the no-capability fallback applies); null when nobody answers.
+   */
+  async requestUserInput(request: UserInputRequest, origin: ApprovalOrigin, signal: AbortSignal): Promise<UserInputResponse | null> {
+    const handler = this.#elicitByTurn.get(origin.turnId);
+    if (!handler) return null;
+    return userInputAnswers(request, await handler(userInputElicitation(request), signal));
+  }
+
   requestExec(request: Extract<ApprovalRequest, { kind: 'exec' }>, origin: ApprovalOrigin, signal: AbortSignal): Promise<ReviewDecision> {
     return this.#ask(request, origin, signal);
   }
@@ -66,6 +84,46 @@ export class ApprovalRouter implements ApprovalPort {
     const handler = this.#byTurn.get(origin.turnId);
     return handler ? handler(request, origin, signal) : 'denied';
   }
+}
+
+/** The `server` of a question elicitation: names `request_user_input` in `codex_mcp_server` and warnings. */
+export const USER_INPUT_ELICITATION_SOURCE = 'request_user_input';
+
+/**
+ * The model's questions as a form: one string property per question (titled with its header,
+ * described by the question, its options as `enum` with their descriptions as `enumNames`), all
+ * required.
+ */
+export function userInputElicitation(request: UserInputRequest): McpElicitationRequest {
+  const properties = Object.fromEntries(
+    request.questions.map((q) => {
+      const labels = (q.options ?? []).map((o) => o.label);
+      const choices = labels.length > 0 ? { enum: labels, enumNames: (q.options ?? []).map((o) => `${o.label}: ${o.description}`) } : {};
+      return [q.id, { type: 'string', title: q.header, description: q.question, ...choices }];
+    }),
+  );
+  const message = request.questions.map((q) => q.question).join('\n');
+  return {
+    kind: 'mcpElicitation',
+    server: USER_INPUT_ELICITATION_SOURCE,
+    message,
+    mode: 'form',
+    requestedSchema: { type: 'object', properties, required: request.questions.map((q) => q.id) },
+    url: null,
+    elicitationId: null,
+  };
+}
+
+/** The answers in an accepted form (one string per question; other values are dropped); null unless accepted. */
+export function userInputAnswers(request: UserInputRequest, response: McpElicitationResponse): UserInputResponse | null {
+  if (response.action !== 'accept') return null;
+  const content = response.content ?? {};
+  const answers: UserInputResponse['answers'] = {};
+  for (const q of request.questions) {
+    const value = content[q.id];
+    answers[q.id] = { answers: typeof value === 'string' ? [value] : [] };
+  }
+  return { answers };
 }
 
 /** Where an approval comes from, in wire terms. */
@@ -168,7 +226,7 @@ export function parseDecision(decision: unknown): ReviewDecision | null {
 export function mcpElicitationParams(request: McpElicitationRequest, origin: ElicitationOrigin): Record<string, unknown> {
   const common = {
     threadId: origin.threadId,
-    codex_elicitation: 'mcp-elicitation',
+    codex_elicitation: request.server === USER_INPUT_ELICITATION_SOURCE ? 'request-user-input' : 'mcp-elicitation',
     codex_mcp_server: request.server,
     codex_mcp_tool_call_id: origin.toolCallId,
     codex_event_id: origin.eventId,

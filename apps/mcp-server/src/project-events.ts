@@ -262,7 +262,8 @@ function projectItem(phase: Phase, item: ThreadItem, threadId: string, turnId: s
       return phase === 'completed' ? [{ type: 'view_image_tool_call', call_id: item.id, path: item.path }] : [];
     case 'contextCompaction':
       return phase === 'completed' ? [envelope({ type: 'ContextCompaction', id: item.id }), { type: 'context_compacted' }] : [envelope({ type: 'ContextCompaction', id: item.id })];
-    // The MCP server never starts a review, so these items do not reach it.
+    // The MCP server never starts a review nor offers client tools, so these items do not reach it.
+    case 'dynamicToolCall':
     case 'enteredReviewMode':
     case 'exitedReviewMode':
       return [];

@@ -47,7 +47,7 @@ function outputDeltas(out: ScriptedOutput, toolIndex: number): Delta[] {
     case 'function_call':
     case 'custom_tool_call': {
       const args = out.kind === 'function_call' ? out.arguments : JSON.stringify({ input: out.input });
-      const head = { tool_calls: [{ index: toolIndex, id: out.callId, type: 'function', function: { name: out.name, arguments: '' } }] };
+      const head = { tool_calls: [{ index: toolIndex, id: out.callId, type: 'function', function: { name: (out.kind === 'function_call' ? (out.namespace ?? '') : '') + out.name, arguments: '' } }] };
       const pieces = splitIntoDeltas(args).map((piece) => ({ tool_calls: [{ index: toolIndex, function: { arguments: piece } }] }));
       return [head, ...pieces];
     }

@@ -56,7 +56,7 @@ export function doneItem(out: ScriptedOutput): Data {
         content: [{ type: 'output_text', text: out.text, annotations: [] }],
       };
     case 'function_call':
-      return { id: out.id, type: 'function_call', status: 'completed', call_id: out.callId, name: out.name, arguments: out.arguments };
+      return { id: out.id, type: 'function_call', status: 'completed', call_id: out.callId, name: out.name, arguments: out.arguments, ...namespaceOf(out) };
     case 'custom_tool_call':
       return { id: out.id, type: 'custom_tool_call', status: 'completed', call_id: out.callId, name: out.name, input: out.input };
     case 'reasoning':
@@ -75,7 +75,7 @@ function addedItem(out: ScriptedOutput): Data {
     case 'text':
       return { id: out.id, type: 'message', status: 'in_progress', role: 'assistant', content: [] };
     case 'function_call':
-      return { id: out.id, type: 'function_call', status: 'in_progress', call_id: out.callId, name: out.name, arguments: '' };
+      return { id: out.id, type: 'function_call', status: 'in_progress', call_id: out.callId, name: out.name, arguments: '', ...namespaceOf(out) };
     case 'custom_tool_call':
       return { id: out.id, type: 'custom_tool_call', status: 'in_progress', call_id: out.callId, name: out.name, input: '' };
     case 'reasoning':
@@ -173,4 +173,9 @@ export function faultResponseFrames(
         { type: 'response.incomplete', response: responseObject(ctx, 'incomplete', { incomplete_details: { reason: step.reason } }) },
       ]);
   }
+}
+
+/** The `namespace` field of a namespaced function call (absent otherwise). */
+function namespaceOf(out: { namespace?: string }): { namespace?: string } {
+  return out.namespace === undefined ? {} : { namespace: out.namespace };
 }

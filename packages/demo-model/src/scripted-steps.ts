@@ -23,6 +23,8 @@ export interface FunctionCallOutput {
   name: string;
   /** The arguments as the JSON text the model "wrote". */
   arguments: string;
+  /** The Responses namespace the function belongs to (namespaced tools), if any. */
+  namespace?: string;
 }
 
 /** A custom (free-text) tool call such as `apply_patch` (Responses wire). */

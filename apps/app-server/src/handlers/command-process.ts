@@ -90,6 +90,11 @@ class OutputSink {
     this.#sending ??= this.#send(this.deliver);
   }
 
+  /** Whether the cap cut this stream. */
+  get isCapReached(): boolean {
+    return this.#isCapReached;
+  }
+
   /** Resolves once every accepted byte has been delivered. */
   async finished(): Promise<void> {
     while (this.#sending !== null) await this.#sending;
@@ -130,6 +135,9 @@ export class CommandRun {
   #isStdinClosed = false;
   #isPaused = false;
   readonly #sinks: Record<OutputStream, OutputSink>;
+  #markStarted!: () => void;
+  /** Resolves once the child runs (never when its start fails or is called off: `run` settles then). */
+  readonly started = new Promise<void>((resolve) => (this.#markStarted = resolve));
 
   /** `deliver` is null when the output is kept for the result. */
   constructor(
@@ -139,6 +147,11 @@ export class CommandRun {
     const sink = (stream: OutputStream): OutputSink =>
       new OutputSink(plan.outputCap, deliver && ((bytes, capReached) => deliver(stream, bytes, capReached)), () => this.#updatePressure());
     this.#sinks = { stdout: sink('stdout'), stderr: sink('stderr') };
+  }
+
+  /** Whether the cap cut a stream's output. */
+  capReached(stream: OutputStream): boolean {
+    return this.#sinks[stream].isCapReached;
   }
 
   /** Runs the command to its result; aborting `signal` (the connection closed) kills it. */
@@ -221,6 +234,7 @@ export class CommandRun {
       throw spawnFailed(error);
     }
     this.#child = child;
+    this.#markStarted();
     for (const apply of this.#pending.splice(0)) {
       try {
         apply(child);

@@ -22,26 +22,27 @@ import { CommandRun, type CommandPlan, type DeliverDelta } from './command-proce
 import type { Handlers } from './types.js';
 
 /** Timeout of a request that sets none (reference: `DEFAULT_EXEC_COMMAND_TIMEOUT_MS`). */
-const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_TIMEOUT_MS = 10_000;
 /** Per-stream output cap of a request that sets none (reference: `DEFAULT_OUTPUT_BYTES_CAP`). */
-const DEFAULT_OUTPUT_BYTES_CAP = 1024 * 1024;
+export const DEFAULT_OUTPUT_BYTES_CAP = 1024 * 1024;
 /** The longest delay `setTimeout` takes; longer timeouts are clamped to it. */
-const MAX_TIMER_MS = 2_147_483_647;
+export const MAX_TIMER_MS = 2_147_483_647;
 /** PTY size when the request gives none (reference: `TerminalSize::default`). */
-const DEFAULT_SIZE: AppServer.TerminalSize = { rows: 24, cols: 80 };
+export const DEFAULT_SIZE: AppServer.TerminalSize = { rows: 24, cols: 80 };
 
-const invalidParams = (message: string): RpcError => new RpcError(INVALID_PARAMS, message);
+/** A -32602 with the reference's words. */
+export const invalidParams = (message: string): RpcError => new RpcError(INVALID_PARAMS, message);
 /** An id as the reference prints it in messages: JSON, so `"p1"`. */
 const quoted = (processId: string): string => JSON.stringify(processId);
 
-/** A PTY size with both dimensions positive. */
-function checkedSize(size: AppServer.TerminalSize): AppServer.TerminalSize {
-  if (size.rows === 0 || size.cols === 0) throw invalidParams('command/exec size rows and cols must be greater than 0');
+/** A PTY size with both dimensions positive (`method` names the request in the error). */
+export function checkedSize(size: AppServer.TerminalSize, method = 'command/exec'): AppServer.TerminalSize {
+  if (size.rows === 0 || size.cols === 0) throw invalidParams(`${method} size rows and cols must be greater than 0`);
   return size;
 }
 
 /** Strict standard base64 (padded), as the reference decodes `deltaBase64`. */
-function decodeBase64(text: string): Buffer {
+export function decodeBase64(text: string): Buffer {
   const bad = text.search(/[^A-Za-z0-9+/=]/);
   if (bad !== -1) throw invalidParams(`invalid deltaBase64: Invalid symbol ${text.charCodeAt(bad)}, offset ${bad}.`);
   if (text.length % 4 !== 0) throw invalidParams('invalid deltaBase64: Invalid input length.');
@@ -75,6 +76,16 @@ function sandboxFromProfile(profile: AppServer.PermissionProfile): EngineSandbox
   };
 }
 
+/** The child environment (the shell environment policy's) with the request's overrides; null unsets. */
+export function childEnvWith(envPolicy: ShellEnvironmentPolicy, overrides: Record<string, string | null> | null | undefined): Record<string, string> {
+  const env = buildChildEnv(process.env, envPolicy);
+  for (const [name, value] of Object.entries(overrides ?? {})) {
+    if (value === null) delete env[name];
+    else env[name] = value;
+  }
+  return env;
+}
+
 /** Checks the params the way the reference does, in its order, and fills the defaults. */
 function planCommand(params: AppServer.CommandExecParams, app: AppContext, envPolicy: ShellEnvironmentPolicy): CommandPlan {
   if (params.command.length === 0) throw RpcError.invalidRequest('command must not be empty');
@@ -95,11 +106,7 @@ function planCommand(params: AppServer.CommandExecParams, app: AppContext, envPo
   if (processId === null && (streamStdin || streamOutput)) {
     throw RpcError.invalidRequest('command/exec tty or streaming requires a client-supplied processId');
   }
-  const env = buildChildEnv(process.env, envPolicy);
-  for (const [name, value] of Object.entries(params.env ?? {})) {
-    if (value === null) delete env[name];
-    else env[name] = value;
-  }
+  const env = childEnvWith(envPolicy, params.env);
   let sandbox = app.config.sandboxPolicy;
   if (params.sandboxPolicy != null) sandbox = engineSandbox(params.sandboxPolicy);
   else if (params.permissionProfile != null) sandbox = sandboxFromProfile(params.permissionProfile);

@@ -16,6 +16,7 @@ import { threadStarted, threadStatusChanged, tokenUsageReplay } from '../project
 import { startupStatusReplay } from '../project/notifications.js';
 import { projectSession, projectThread, projectTurns } from '../project/threads.js';
 import { noRollout, orNotFound, parseThreadId, rejectEphemeral } from './common.js';
+import { engineDynamicTools } from './dynamic-tools.js';
 import { threadOptions } from './thread-options.js';
 import type { Handlers } from './types.js';
 
@@ -52,11 +53,14 @@ export function threadHandlers(app: AppContext): Handlers {
     'thread/start': async (params, ctx) => {
       // An ephemeral thread (the TUI's hidden title thread) lives in memory only.
       const ephemeral = params.ephemeral === true ? { ephemeral: true } : {};
-      const thread = await app.manager.start({ cwd: app.cwd, ...threadOptions(app, params), ...ephemeral }).catch((error: unknown) => {
-        // The reference's wording and code for a required MCP server that failed (the whole text).
-        if (error instanceof McpRequiredServersError) throw RpcError.internal(`error creating thread: ${error.message}`);
-        throw error;
-      });
+      const dynamicTools = engineDynamicTools(params.dynamicTools);
+      const thread = await app.manager
+        .start({ cwd: app.cwd, ...threadOptions(app, params), ...ephemeral, ...(dynamicTools.length > 0 ? { dynamicTools } : {}) })
+        .catch((error: unknown) => {
+          // The reference's wording and code for a required MCP server that failed (the whole text).
+          if (error instanceof McpRequiredServersError) throw RpcError.internal(`error creating thread: ${error.message}`);
+          throw error;
+        });
       app.router.subscribe(thread.id, app.stateOf(ctx.connection));
       const result = sessionResult(app, thread, []);
       const mcp = startupStatusReplay(thread.id, thread.mcpServerStatuses());

@@ -55,6 +55,7 @@ export function turnOverrides(params: AppServer.TurnStartParams, serverCwd: stri
     reasoningEffort: params.effort ?? undefined,
     reasoningSummary: params.summary ?? undefined,
     outputSchema: (schema as Record<string, unknown> | null | undefined) ?? undefined,
+    collaborationMode: params.collaborationMode?.mode,
   }) as TurnOverrides;
 }
 

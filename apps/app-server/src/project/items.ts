@@ -105,6 +105,18 @@ export function projectItem(item: EngineItem, id: string = item.id): AppServer.T
         error: item.error ? { message: item.error } : null,
         durationMs: item.durationMs ?? null,
       };
+    case 'dynamicToolCall':
+      return {
+        type: 'dynamicToolCall',
+        id,
+        tool: item.tool,
+        namespace: item.namespace,
+        arguments: item.arguments ?? null,
+        status: item.status === 'declined' ? 'failed' : item.status,
+        contentItems: item.contentItems,
+        success: item.success,
+        durationMs: item.durationMs,
+      };
     case 'imageView':
       return { type: 'imageView', id, path: item.path };
     case 'contextCompaction':

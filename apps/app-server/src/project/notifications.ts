@@ -31,6 +31,8 @@ export interface ThreadView {
   status: AppServer.ThreadStatus;
   /** Pending approval id → the item it is about. */
   readonly pendingApprovals: Map<string, string>;
+  /** Ids of the pending questions to the user (`item/tool/requestUserInput`). */
+  readonly pendingQuestions: Set<string>;
   /** Items started and not completed, in start order. */
   readonly open: Map<string, OpenItem>;
   /** Start time of each item of the running turn (approval requests repeat it). */
@@ -43,7 +45,16 @@ export interface ThreadView {
 
 /** A fresh view: the thread is loaded and idle. */
 export function createThreadView(threadId: string): ThreadView {
-  return { threadId, status: { type: 'idle' }, pendingApprovals: new Map(), open: new Map(), startedAtMs: new Map(), summaryPart: new Map(), statusBeforeWait: null };
+  return {
+    threadId,
+    status: { type: 'idle' },
+    pendingApprovals: new Map(),
+    pendingQuestions: new Set(),
+    open: new Map(),
+    startedAtMs: new Map(),
+    summaryPart: new Map(),
+    statusBeforeWait: null,
+  };
 }
 
 function setStatus(view: ThreadView, status: AppServer.ThreadStatus): Outbound {
@@ -52,7 +63,10 @@ function setStatus(view: ThreadView, status: AppServer.ThreadStatus): Outbound {
 }
 
 function activeStatus(view: ThreadView): AppServer.ThreadStatus {
-  return { type: 'active', activeFlags: view.pendingApprovals.size > 0 ? ['waitingOnApproval'] : [] };
+  const flags: AppServer.ThreadActiveFlag[] = [];
+  if (view.pendingApprovals.size > 0) flags.push('waitingOnApproval');
+  if (view.pendingQuestions.size > 0) flags.push('waitingOnUserInput');
+  return { type: 'active', activeFlags: flags };
 }
 
 /** `mcpServer/startupStatus/updated` of one of the thread's servers (with `threadId`, Deputy's addition). */
@@ -114,12 +128,26 @@ function startItem(view: ThreadView, item: AppServer.ThreadItem, turnId: string,
 
 const PLAN_STATUS = { pending: 'pending', in_progress: 'inProgress', completed: 'completed' } as const;
 
+/** A question to the user is pending (a turn runs): the thread shows `waitingOnUserInput`. */
+export function beginQuestionWait(view: ThreadView, requestId: string): Outbound[] {
+  view.pendingQuestions.add(requestId);
+  return [setStatus(view, activeStatus(view))];
+}
+
+/** The end of a question: `serverRequest/resolved`, then the status (unless the turn ended meanwhile). */
+export function endQuestionWait(view: ThreadView, requestId: string): Outbound[] {
+  const out: Outbound[] = [{ kind: 'requestResolved', approvalId: requestId }];
+  if (!view.pendingQuestions.delete(requestId)) return out;
+  return [...out, setStatus(view, activeStatus(view))];
+}
+
 const HANDLERS: { [T in EngineEvent['type']]: Handler<T> } = {
   'turn.started': (view, event) => {
     view.open.clear();
     view.startedAtMs.clear();
     view.summaryPart.clear();
     view.pendingApprovals.clear();
+    view.pendingQuestions.clear();
     view.statusBeforeWait = null;
     return [setStatus(view, activeStatus(view)), notification('turn/started', { threadId: view.threadId, turn: projectTurnInfo(event.turn) })];
   },
@@ -207,6 +235,7 @@ const HANDLERS: { [T in EngineEvent['type']]: Handler<T> } = {
     );
     view.open.clear();
     view.pendingApprovals.clear();
+    view.pendingQuestions.clear();
     view.statusBeforeWait = null;
     if (event.turn.status === 'failed') {
       if (view.status.type !== 'systemError') out.push(setStatus(view, { type: 'systemError' }));

@@ -60,7 +60,7 @@ export function projectTurns(turns: readonly TurnRecord[]): AppServer.Turn[] {
   let n = 0;
   return turns.map((record) => ({
     ...projectTurnInfo(record.info),
-    items: record.items.map((item) => (item.type === 'mcpToolCall' ? projectItem(item) : projectItem(item, `item-${++n}`))),
+    items: record.items.map((item) => (item.type === 'mcpToolCall' || item.type === 'dynamicToolCall' ? projectItem(item) : projectItem(item, `item-${++n}`))),
     itemsView: 'full' as const,
   }));
 }

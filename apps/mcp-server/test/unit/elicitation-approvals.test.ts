@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { roundDecision } from '../../src/app.js';
-import { ApprovalRouter, approvalMessage, decisionFromResponse, elicitationParams } from '../../src/elicitation-approvals.js';
+import { ApprovalRouter, approvalMessage, decisionFromResponse, elicitationParams, mcpElicitationParams, userInputElicitation } from '../../src/elicitation-approvals.js';
 
 const exec = { kind: 'exec' as const, callId: 'call_13', command: ['/bin/bash', '-lc', 'touch made.txt'], cwd: '/ws', reason: null, proposedPrefixRule: null, isSandboxRetry: false };
 const patch = { kind: 'patch' as const, callId: 'call_83', changes: [{ path: '/ws/hello.txt', kind: { type: 'add' as const }, diff: '@@ -0,0 +1 @@\n+hi\n' }], reason: null, grantRoot: null };
@@ -103,5 +103,47 @@ describe('ApprovalRouter', () => {
     expect(await router.requestPatch(patch, { threadId: 'T', turnId: 'turn-2', approvalId: 'b' }, signal)).toBe('denied');
     stop();
     expect(await router.requestExec(exec, { threadId: 'T', turnId: 'turn-1', approvalId: 'c' }, signal)).toBe('denied');
+  });
+});
+
+describe('questions to the user (request_user_input)', () => {
+  const questions = {
+    callId: 'call_5',
+    questions: [
+      {
+        id: 'db',
+        header: 'Database',
+        question: 'Which database?',
+        isOther: true,
+        isSecret: false,
+        options: [
+          { label: 'Postgres', description: 'Relational.' },
+          { label: 'SQLite', description: 'A file.' },
+        ],
+      },
+    ],
+  };
+
+  it('become a form elicitation: one required string per question, its options as an enum', () => {
+    const request = userInputElicitation(questions);
+    expect(request.requestedSchema).toEqual({
+      type: 'object',
+      properties: { db: { type: 'string', title: 'Database', description: 'Which database?', enum: ['Postgres', 'SQLite'], enumNames: ['Postgres: Relational.', 'SQLite: A file.'] } },
+      required: ['db'],
+    });
+    expect(mcpElicitationParams(request, origin)).toMatchObject({ message: 'Which database?', codex_elicitation: 'request-user-input', codex_mcp_server: 'request_user_input' });
+  });
+
+  it('are answered through the turn\'s elicitation path; a decline, or no listener, is no answer', async () => {
+    const router = new ApprovalRouter();
+    const signal = new AbortController().signal;
+    const turn = { threadId: 'T', turnId: 'U', approvalId: 'A' };
+    expect(await router.requestUserInput(questions, turn, signal)).toBeNull();
+    let answer: { action: 'accept' | 'decline'; content: Record<string, unknown> | null } = { action: 'accept', content: { db: 'SQLite' } };
+    const off = router.route('U', async () => 'denied', async () => answer);
+    expect(await router.requestUserInput(questions, turn, signal)).toEqual({ answers: { db: { answers: ['SQLite'] } } });
+    answer = { action: 'decline', content: null };
+    expect(await router.requestUserInput(questions, turn, signal)).toBeNull();
+    off();
   });
 });

@@ -3,7 +3,17 @@
  * door implements it: the app-server with server→client requests, the MCP server with
  * elicitation, the CLI on the terminal. The engine never knows which.
  */
-import type { ApprovalRequest, McpElicitationRequest, McpElicitationResponse, McpToolCallApprovalRequest, ReviewDecision } from '@deputy/protocol';
+import type {
+  ApprovalRequest,
+  DynamicToolCallRequest,
+  DynamicToolCallResponse,
+  McpElicitationRequest,
+  McpElicitationResponse,
+  McpToolCallApprovalRequest,
+  ReviewDecision,
+  UserInputRequest,
+  UserInputResponse,
+} from '@deputy/protocol';
 
 /** Where a request comes from, so the front door can route it to the right clients. */
 export interface ApprovalOrigin {
@@ -35,6 +45,18 @@ export interface ApprovalPort {
    * makes the engine answer `decline` at once.
    */
   requestMcpElicitation?(request: McpElicitationRequest, origin: ElicitationOrigin, signal: AbortSignal): Promise<McpElicitationResponse>;
+  /**
+   * Runs a call of a client-provided tool on the client. Optional: without it the engine offers
+   * no client tools. Resolves null when nobody is left to answer or `signal` aborts (interrupt,
+   * the engine's answer timeout).
+   */
+  requestDynamicTool?(request: DynamicToolCallRequest, origin: ApprovalOrigin, signal: AbortSignal): Promise<DynamicToolCallResponse | null>;
+  /**
+   * Puts the model's questions (`request_user_input`) to the user. Optional: without it the
+   * engine answers the model that no user is available. Resolves null when nobody answers or
+   * `signal` aborts.
+   */
+  requestUserInput?(request: UserInputRequest, origin: ApprovalOrigin, signal: AbortSignal): Promise<UserInputResponse | null>;
 }
 
 /** An ApprovalPort that answers every request with one fixed decision (CLI non-TTY, tests). */

@@ -111,6 +111,8 @@ export interface ResolvedConfig {
   mcpElicitationTimeoutMs: number;
   /** `mcp_readable_long_names`: long MCP namespaces are shortened so tool names stay readable. */
   mcpReadableLongNames: boolean;
+  /** `dynamic_tool_timeout_sec` in ms: how long a client tool call waits for its answer (0: forever). */
+  dynamicToolTimeoutMs: number;
   /** `[mcp_server]`: settings of Deputy's own MCP server; `{}` when absent. */
   mcpServer: Record<string, unknown>;
   /** `mcp_oauth_credentials_store`, `mcp_oauth_callback_port`, `mcp_oauth_callback_url` (docs/mcp-client.md "OAuth"). */
@@ -181,6 +183,7 @@ export function resolveConfig(sources: ConfigSources): ResolvedConfig {
     mcpApprovalTimeoutMs: Math.round((cfg.mcp_approval_timeout_sec ?? 600) * 1000),
     mcpElicitationTimeoutMs: Math.round((cfg.mcp_elicitation_timeout_sec ?? 600) * 1000),
     mcpReadableLongNames: cfg.mcp_readable_long_names ?? false,
+    dynamicToolTimeoutMs: Math.round((cfg.dynamic_tool_timeout_sec ?? 300) * 1000),
     mcpServer: cfg.mcp_server ?? {},
     mcpOAuth: { credentialsStore: cfg.mcp_oauth_credentials_store ?? 'file', callbackPort: cfg.mcp_oauth_callback_port ?? null, callbackUrl: cfg.mcp_oauth_callback_url ?? null },
     usingDemoFallback,

@@ -82,6 +82,8 @@ const sharedShape = {
   mcp_elicitation_timeout_sec: z.number().min(0).optional(),
   /** Namespaces over 40 chars become 26 chars + a hash, so long server names keep readable tool names (default false). */
   mcp_readable_long_names: z.boolean().optional(),
+  /** How long a call of a client-provided tool waits for the client's answer (default 300; 0 = forever). */
+  dynamic_tool_timeout_sec: z.number().min(0).optional(),
 };
 
 /** `[profiles.<name>]`: a named set of keys that overlays the top level. */

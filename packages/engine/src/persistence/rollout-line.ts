@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import {
   ApprovalPolicySchema,
+  DynamicToolSchema,
   SandboxModeSchema,
   ThreadItemSchema,
   ThreadTokenUsageSchema,
@@ -37,6 +38,8 @@ export const SessionMetaPayloadSchema = z.object({
   reasoningEffort: z.string().nullable(),
   baseInstructions: z.string().nullable(),
   developerInstructions: z.string().nullable(),
+  /** The tools the client provided at start (kept by resume and fork); absent: none. */
+  dynamicTools: z.array(DynamicToolSchema).optional(),
 });
 export type SessionMetaPayload = z.infer<typeof SessionMetaPayloadSchema>;
 

@@ -37,7 +37,7 @@ export function buildRequest(scope: TurnScope, tools = true): ModelRequest {
     model: s.model,
     instructions: s.baseInstructions ?? BASE_INSTRUCTIONS,
     input: [...scope.history],
-    tools: tools ? scope.deps.tools.specs(scope.deps.wire) : [],
+    tools: tools ? scope.deps.tools.specs(scope.deps.wire, s.collaborationMode ?? 'default') : [],
     reasoning: model.supportsReasoning
       ? { effort: s.reasoningEffort ?? 'medium', ...(model.supportsReasoningSummaries ? { summary: s.reasoningSummary ?? 'auto' } : {}) }
       : null,

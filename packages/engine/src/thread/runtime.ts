@@ -11,7 +11,7 @@
  * request, whichever config chose it, and stopped by `close()`.
  */
 import { resolve } from 'node:path';
-import type { SandboxPolicy } from '@deputy/protocol';
+import type { DynamicTool, SandboxPolicy } from '@deputy/protocol';
 import type { ApprovalPort } from '../approvals/approval-port.js';
 import { PrefixRules } from '../approvals/rules.js';
 import { SessionApprovals } from '../approvals/session-approvals.js';
@@ -26,11 +26,13 @@ import { describeModel } from '../model/catalog.js';
 import { BUILT_IN_LOCAL_PROVIDERS, LocalProviderClient, LocalServers, type LocalProviders } from '../model/local-providers.js';
 import { createModelClient, type ProviderConnection } from '../model/provider.js';
 import type { ModelClient, ModelRequest, ModelStreamEvent } from '../model/types.js';
+import { DynamicToolSource } from '../tools/client/dynamic-tools.js';
 import { applyPatchTool } from '../tools/patch-tool.js';
 import { ToolRegistry } from '../tools/registry.js';
 import { execCommandTool } from '../tools/shell/exec-command.js';
 import type { ShellServices } from '../tools/shell/services.js';
 import { writeStdinTool } from '../tools/shell/write-stdin.js';
+import { requestUserInputTool } from '../tools/request-user-input/request-user-input.js';
 import { updatePlanTool } from '../tools/update-plan/update-plan.js';
 import { viewImageTool } from '../tools/view-image/view-image.js';
 import { discoverHooks } from '../hooks/discovery.js';
@@ -287,7 +289,7 @@ export class EngineRuntime {
    * Builds one thread's tools and the services behind them, including the thread's MCP servers
    * (a manager per thread, started by the caller; `close` shuts it down and kills its children).
    */
-  createThreadServices(options: { cwd?: string; writableRoots?: readonly string[] } = {}): {
+  createThreadServices(options: { cwd?: string; writableRoots?: readonly string[]; dynamicTools?: readonly DynamicTool[] } = {}): {
     tools: ToolRegistry;
     services: ShellServices;
     mcp: McpManager;
@@ -309,6 +311,7 @@ export class EngineRuntime {
       updatePlanTool,
       applyPatchTool(services),
       viewImageTool,
+      requestUserInputTool,
     ] as never[]);
     const mcp = new McpManager({
       servers: this.#config.mcpServerConfigs ?? [],
@@ -324,6 +327,9 @@ export class EngineRuntime {
       oauth: this.mcpOAuth,
     });
     tools.addSource(new McpToolSource(mcp, { readableLongNames: this.#config.mcpReadableLongNames }));
+    // A top-level client tool never shadows a built-in one (the model would see the name twice).
+    const clientTools = (options.dynamicTools ?? []).filter((t) => t.namespace !== null || !tools.has(t.name));
+    if (clientTools.length > 0) tools.addSource(new DynamicToolSource(clientTools));
     return {
       tools,
       services,

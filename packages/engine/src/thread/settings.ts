@@ -19,7 +19,12 @@ export interface ThreadSettings {
   developerInstructions: string | null;
   /** Prompt used to summarise history when compacting. */
   compactPrompt: string | null;
+  /** The collaboration mode (`plan` offers `request_user_input`); absent: `default`. */
+  collaborationMode?: CollaborationModeKind;
 }
+
+/** A collaboration mode preset: `plan` (the model may ask the user) or `default`. */
+export type CollaborationModeKind = 'plan' | 'default';
 
 /**
  * What the context messages (environment context, instructions) depend on: when a turn's key
@@ -40,6 +45,8 @@ export interface TurnOverrides {
   sandboxPolicy?: SandboxPolicy;
   /** JSON Schema the final answer must follow; this turn only. */
   outputSchema?: Record<string, unknown> | null;
+  /** Collaboration mode from this turn on. */
+  collaborationMode?: CollaborationModeKind;
 }
 
 /** Extra writable-root settings used to expand a sandbox mode into a policy. */
@@ -82,5 +89,6 @@ export function applyTurnOverrides(settings: ThreadSettings, overrides: TurnOver
   if (overrides.reasoningSummary !== undefined) next.reasoningSummary = overrides.reasoningSummary;
   if (overrides.approvalPolicy !== undefined) next.approvalPolicy = overrides.approvalPolicy;
   if (overrides.sandboxPolicy !== undefined) next.sandboxPolicy = overrides.sandboxPolicy;
+  if (overrides.collaborationMode !== undefined) next.collaborationMode = overrides.collaborationMode;
   return next;
 }

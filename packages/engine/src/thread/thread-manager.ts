@@ -108,6 +108,7 @@ export class ThreadManager {
       forkedFromId: null,
       cliVersion: this.runtime.version,
       ...(options.ephemeral === true ? { ephemeral: true } : {}),
+      dynamicTools: options.dynamicTools ?? [],
     };
     const thread = meta.ephemeral === true ? this.#attach(meta, settings, null) : this.#create(meta, settings, []);
     await this.#waitRequiredMcp(thread);
@@ -163,6 +164,7 @@ export class ThreadManager {
       source: options.source ?? this.runtime.source,
       forkedFromId: threadId,
       cliVersion: this.runtime.version,
+      dynamicTools: options.dynamicTools ?? meta.dynamicTools ?? [],
     };
     const thread = this.#create(newMeta, settings, kept);
     await this.#waitRequiredMcp(thread);
@@ -309,7 +311,15 @@ export class ThreadManager {
     });
     const writer = RolloutWriter.openForAppend(path);
     const thread = this.#attach(
-      { id: meta.id, createdAtMs: meta.createdAtMs, modelProvider: meta.modelProvider, source: meta.source, forkedFromId: meta.forkedFromId, cliVersion: meta.cliVersion },
+      {
+        id: meta.id,
+        createdAtMs: meta.createdAtMs,
+        modelProvider: meta.modelProvider,
+        source: meta.source,
+        forkedFromId: meta.forkedFromId,
+        cliVersion: meta.cliVersion,
+        dynamicTools: meta.dynamicTools ?? [],
+      },
       settings,
       writer,
     );
@@ -340,6 +350,7 @@ export class ThreadManager {
       reasoningEffort: settings.reasoningEffort,
       baseInstructions: settings.baseInstructions,
       developerInstructions: settings.developerInstructions,
+      ...(meta.dynamicTools?.length ? { dynamicTools: meta.dynamicTools } : {}),
     });
     for (const line of copied) writer.append(line);
     const thread = this.#attach(meta, settings, writer);
@@ -356,7 +367,7 @@ export class ThreadManager {
       ? { path: writer.path, append: (fact) => writer.append(rolloutLine(fact.type as never, fact.payload as never)) }
       : { path: null, append: () => undefined };
     const writableRoots = settings.sandboxPolicy.type === 'workspace-write' ? settings.sandboxPolicy.writableRoots : [];
-    const services = this.runtime.createThreadServices({ cwd: settings.cwd, writableRoots });
+    const services = this.runtime.createThreadServices({ cwd: settings.cwd, writableRoots, dynamicTools: meta.dynamicTools ?? [] });
     const thread: Thread = new Thread(meta, settings, {
       // Bound now: a config change later leaves this thread on its provider and catalogue facts.
       ...this.runtime.threadModel(),
@@ -367,6 +378,7 @@ export class ThreadManager {
       execSessions: services.services.sessions,
       mcp: services.mcp,
       extensions: this.runtime.threadExtensions(writer?.path ?? null),
+      clientToolTimeoutMs: this.runtime.config.dynamicToolTimeoutMs,
       onActivity: (t) => (writer ? this.index.touch(t.id, t.updatedAtMs, t.preview || undefined) : undefined),
       onClose: async () => {
         writer?.close();

@@ -3,7 +3,7 @@
  * them and the handles it gives out. A leaf module: it holds types only and imports no other
  * module of `thread/` except leaf type modules, so every module may import it without a cycle.
  */
-import type { ApprovalRequest, ThreadItem, TurnInfo } from '@deputy/protocol';
+import type { ApprovalRequest, DynamicTool, ThreadItem, TurnInfo } from '@deputy/protocol';
 import type { ApprovalPort } from '../approvals/approval-port.js';
 import type { ExecSessionManager } from '../exec/exec-session.js';
 import type { HookSet } from '../hooks/discovery.js';
@@ -49,6 +49,8 @@ export interface ThreadDeps {
   childEnv?(): Record<string, string>;
   /** The thread's MCP servers; absent in tests that build a thread by hand. */
   mcp?: McpManager;
+  /** How long a client tool call waits for the client's answer, ms (0: forever; default 300 s). */
+  clientToolTimeoutMs?: number;
   /** The exec sessions of the thread's shell tools (its background terminals); absent without them. */
   execSessions?: ExecSessionManager;
   /** Skills and hooks; absent in tests that build a thread by hand (then a thread has neither). */
@@ -75,6 +77,8 @@ export interface ThreadExtensions {
 /** Static facts about a thread. */
 export interface ThreadMeta {
   id: string;
+  /** The client-provided tools the thread offers (empty: none). */
+  dynamicTools?: DynamicTool[];
   createdAtMs: number;
   modelProvider: string;
   source: string;
@@ -113,4 +117,6 @@ export type StartThreadOptions = TurnOverrides & {
   source?: string;
   /** Keep the thread in memory only: nothing is written, it is never listed. */
   ephemeral?: boolean;
+  /** Tools the client provides (run by the front door's clients); persisted with the thread. */
+  dynamicTools?: DynamicTool[];
 };

@@ -6,7 +6,15 @@
  * alone, outputs handed back in the model's order). Recording the output is the caller's (the
  * thread's history, or a review's own conversation).
  */
-import type { McpToolCallApprovalRequest, ReviewDecision, ThreadItem } from '@deputy/protocol';
+import type {
+  DynamicToolCallRequest,
+  DynamicToolCallResponse,
+  McpToolCallApprovalRequest,
+  ReviewDecision,
+  ThreadItem,
+  UserInputRequest,
+  UserInputResponse,
+} from '@deputy/protocol';
 import { v7 as uuidv7 } from 'uuid';
 import type { FunctionOutputContent, ResponseItem } from '../model/types.js';
 import type { ToolContext, ToolOutput } from '../tools/types.js';
@@ -37,6 +45,9 @@ export function toolContext(scope: TurnScope, call: ToolCall, openItems: Map<str
     },
     requestApproval: (request) => requestApprovalWithHooks(scope, request),
     requestMcpApproval: (request, timeoutMs) => askMcpApproval(scope, request, timeoutMs),
+    callClientTool: (request) => askClientTool(scope, request),
+    requestUserInput: (request) => askUser(scope, request),
+    collaborationMode: turn.settings.collaborationMode ?? 'default',
     model: turn.settings.model,
     modelSupportsImages: scope.deps.describeModel(turn.settings.model).supportsImageInput ?? true,
     turnStartedAtMs: turn.startedAtMs,
@@ -59,6 +70,46 @@ async function askMcpApproval(scope: TurnScope, request: McpToolCallApprovalRequ
   } catch {
     return signal.aborted ? 'abort' : 'denied';
   }
+}
+
+/** Default answer timeout of a client tool call (the reference's): 300 s. */
+export const DEFAULT_CLIENT_TOOL_TIMEOUT_MS = 300_000;
+
+/**
+ * Asks the thread's port to run a client tool. `cancelled` when the port cannot (no front door
+ * support) or nobody is left to answer; `timedOut` when the answer timeout passed (the request is
+ * withdrawn like an interrupt withdraws it). Rejects when the turn aborts.
+ */
+async function askClientTool(scope: TurnScope, request: DynamicToolCallRequest): Promise<DynamicToolCallResponse | 'cancelled' | 'timedOut'> {
+  const port = scope.deps.approvals;
+  const turnSignal = scope.turn.controller.signal;
+  if (!port?.requestDynamicTool) return 'cancelled';
+  const timeoutMs = scope.deps.clientToolTimeoutMs ?? DEFAULT_CLIENT_TOOL_TIMEOUT_MS;
+  const timeout = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : null;
+  const signal = timeout ? AbortSignal.any([turnSignal, timeout]) : turnSignal;
+  const origin = { threadId: scope.threadId, turnId: scope.turn.id, approvalId: uuidv7() };
+  const answer = await raceAbort(port.requestDynamicTool(request, origin, signal), turnSignal).catch((error: unknown) => {
+    if (turnSignal.aborted) throw error;
+    return null;
+  });
+  if (answer) return answer;
+  return timeout?.aborted ? 'timedOut' : 'cancelled';
+}
+
+/**
+ * Asks the thread's port for the user's answers: `noUser` when the port cannot ask anyone,
+ * `cancelled` when nobody answered. Rejects when the turn aborts.
+ */
+async function askUser(scope: TurnScope, request: UserInputRequest): Promise<UserInputResponse | 'noUser' | 'cancelled'> {
+  const port = scope.deps.approvals;
+  const turnSignal = scope.turn.controller.signal;
+  if (!port?.requestUserInput) return 'noUser';
+  const origin = { threadId: scope.threadId, turnId: scope.turn.id, approvalId: uuidv7() };
+  const answer = await raceAbort(port.requestUserInput(request, origin, turnSignal), turnSignal).catch((error: unknown) => {
+    if (turnSignal.aborted) throw error;
+    return null;
+  });
+  return answer ?? 'cancelled';
 }
 
 /**
@@ -155,6 +206,8 @@ export function closeOpenItems(scope: TurnScope, openItems: Map<string, ThreadIt
     const closed: ThreadItem =
       item.type === 'mcpToolCall'
         ? { ...item, status: 'failed', error: 'interrupted' }
+        : item.type === 'dynamicToolCall'
+          ? { ...item, status: 'failed', success: false, contentItems: [] }
         : item.type === 'commandExecution' || item.type === 'fileChange'
           ? { ...item, status: 'failed' }
           : item;

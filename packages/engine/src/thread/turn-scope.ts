@@ -63,7 +63,7 @@ export interface TurnExtensionState {
 export type ToolCall = Extract<ResponseItem, { type: 'function_call' | 'custom_tool_call' }>;
 
 /** The collaborators a turn uses: the thread's model, catalogue facts, tools and child environment. */
-export type TurnDeps = Pick<ThreadDeps, 'modelClient' | 'wire' | 'describeModel' | 'projectDocMaxBytes' | 'autoCompactTokenLimit' | 'childEnv' | 'extensions'> & {
+export type TurnDeps = Pick<ThreadDeps, 'modelClient' | 'wire' | 'describeModel' | 'projectDocMaxBytes' | 'autoCompactTokenLimit' | 'childEnv' | 'extensions' | 'clientToolTimeoutMs'> & {
   tools: Pick<ToolRegistry, 'specs' | 'dispatch'> & Partial<Pick<ToolRegistry, 'prepare' | 'supportsParallel'>>;
   /** The thread's approval port (MCP tool calls ask it directly); absent in fakes. */
   approvals?: ThreadDeps['approvals'];

@@ -29,9 +29,10 @@ export class ToolRegistry {
     return this.#tools.has(name) || this.#sources.some((s) => s.find(name) !== undefined);
   }
 
-  /** The specs offered to the model for a wire. */
-  specs(wire: 'responses' | 'chat'): ToolSpec[] {
-    return [...[...this.#tools.values()].map((tool) => tool.spec(wire)), ...this.#sources.flatMap((s) => s.specs(wire))];
+  /** The specs offered to the model for a wire, in a collaboration mode (tools limited to other modes are left out). */
+  specs(wire: 'responses' | 'chat', mode: 'plan' | 'default' = 'default'): ToolSpec[] {
+    const offered = [...this.#tools.values()].filter((tool) => !tool.modes || tool.modes.includes(mode));
+    return [...offered.map((tool) => tool.spec(wire)), ...this.#sources.flatMap((s) => s.specs(wire))];
   }
 
   /** Lets the sources get ready before a model request (waits at most their grace). */

@@ -3,7 +3,18 @@
  * to the model. Tools never throw for ordinary failures: a failure is output for the model
  * (`ToolError`); only `FatalToolError` ends the turn.
  */
-import type { ApprovalPolicy, ApprovalRequest, EngineEventBody, McpToolCallApprovalRequest, ReviewDecision, SandboxPolicy } from '@deputy/protocol';
+import type {
+  ApprovalPolicy,
+  ApprovalRequest,
+  DynamicToolCallRequest,
+  DynamicToolCallResponse,
+  EngineEventBody,
+  McpToolCallApprovalRequest,
+  ReviewDecision,
+  SandboxPolicy,
+  UserInputRequest,
+  UserInputResponse,
+} from '@deputy/protocol';
 import type { FunctionOutputContent, ToolSpec } from '../model/types.js';
 
 /** What a tool call returns to the model. */
@@ -46,6 +57,19 @@ export interface ToolContext {
    * `abort` when `timeoutMs` (> 0) passes without an answer (the request is withdrawn).
    */
   requestMcpApproval?(request: McpToolCallApprovalRequest, timeoutMs?: number): Promise<ReviewDecision>;
+  /**
+   * Asks the front door's clients to run a client-provided tool: their answer, or a reason it
+   * has none (`cancelled`: nobody answered or can answer; `timedOut`: the answer timeout passed).
+   * Rejects only when the turn aborts.
+   */
+  callClientTool?(request: DynamicToolCallRequest): Promise<DynamicToolCallResponse | 'cancelled' | 'timedOut'>;
+  /**
+   * Asks the user the model's questions: the answers, `noUser` when the front door has nobody to
+   * ask (`deputy exec`), `cancelled` when nobody answered. Rejects only when the turn aborts.
+   */
+  requestUserInput?(request: UserInputRequest): Promise<UserInputResponse | 'noUser' | 'cancelled'>;
+  /** The turn's collaboration mode (absent: `default`). */
+  readonly collaborationMode?: 'plan' | 'default';
   /** The turn's model slug (MCP `_meta`). */
   readonly model?: string;
   /** Whether the turn's model reads images (absent: it does); MCP image blocks become a note otherwise. */
@@ -73,6 +97,8 @@ export interface ToolDefinition<TArgs = unknown> {
    * calls run one at a time.
    */
   readonly supportsParallel?: boolean;
+  /** The collaboration modes it is offered in; absent: every mode. */
+  readonly modes?: readonly ('plan' | 'default')[];
   /** The spec offered to the model for the given wire. */
   spec(wire: 'responses' | 'chat'): ToolSpec;
   /** Parses the raw call payload (JSON arguments or freeform input); throws ToolError on bad input. */

@@ -254,3 +254,21 @@ export type {
 export {
   CURRENT_ONLY_CLIENT_REQUESTS, CURRENT_UNSERVED, CURRENT_ONLY_SERVER_NOTIFICATIONS,
 } from './unsupported-current.js';
+export {
+  DynamicToolCallParamsSchema, DynamicToolCallResultSchema, ToolRequestUserInputOptionSchema,
+  ToolRequestUserInputQuestionSchema, ToolRequestUserInputParamsSchema, ToolRequestUserInputResultSchema,
+} from './client-tools.js';
+export type {
+  DynamicToolCallParams, DynamicToolCallResult, ToolRequestUserInputParams, ToolRequestUserInputResult,
+} from './client-tools.js';
+export {
+  DynamicToolFunctionSpecSchema, DynamicToolNamespaceSpecSchema, LegacyDynamicToolSpecSchema,
+} from './thread.js';
+export {
+  ProcessSpawnParamsSchema, ProcessWriteStdinParamsSchema, ProcessKillParamsSchema, ProcessResizePtyParamsSchema,
+  ProcessOutputDeltaSchema, ProcessExitedSchema,
+} from './process.js';
+export type {
+  ProcessSpawnParams, ProcessWriteStdinParams, ProcessKillParams, ProcessResizePtyParams, ProcessOutputDelta,
+  ProcessExited,
+} from './process.js';

@@ -16,6 +16,20 @@ import {
   LoginAccountResultSchema,
 } from './account.js';
 import {
+  ProcessExitedSchema,
+  ProcessKillParamsSchema,
+  ProcessOutputDeltaSchema,
+  ProcessResizePtyParamsSchema,
+  ProcessSpawnParamsSchema,
+  ProcessWriteStdinParamsSchema,
+} from './process.js';
+import {
+  DynamicToolCallParamsSchema,
+  DynamicToolCallResultSchema,
+  ToolRequestUserInputParamsSchema,
+  ToolRequestUserInputResultSchema,
+} from './client-tools.js';
+import {
   AppsListParamsSchema,
   AppsListResultSchema,
   CollaborationModeListParamsSchema,
@@ -395,6 +409,10 @@ export const clientRequests = {
   'command/exec/write': request(CommandExecWriteParamsSchema, EmptyResultSchema),
   'command/exec/terminate': request(CommandExecTerminateParamsSchema, EmptyResultSchema),
   'command/exec/resize': request(CommandExecResizeParamsSchema, EmptyResultSchema),
+  'process/spawn': request(ProcessSpawnParamsSchema, EmptyResultSchema, { wholeMethod: true }),
+  'process/writeStdin': request(ProcessWriteStdinParamsSchema, EmptyResultSchema, { wholeMethod: true }),
+  'process/kill': request(ProcessKillParamsSchema, EmptyResultSchema, { wholeMethod: true }),
+  'process/resizePty': request(ProcessResizePtyParamsSchema, EmptyResultSchema, { wholeMethod: true }),
   'config/read': request(ConfigReadParamsSchema, ConfigReadResultSchema),
   'config/value/write': request(ConfigValueWriteParamsSchema, ConfigWriteResultSchema),
   'config/batchWrite': request(ConfigBatchWriteParamsSchema, ConfigWriteResultSchema),
@@ -485,6 +503,8 @@ export const serverNotifications = {
   'item/agentMessage/delta': notification(ItemDeltaNotificationSchema, 'subscribers'),
   'item/plan/delta': notification(ItemDeltaNotificationSchema, 'subscribers'),
   'command/exec/outputDelta': notification(CommandExecOutputDeltaSchema, 'connection'),
+  'process/outputDelta': notification(ProcessOutputDeltaSchema, 'connection'),
+  'process/exited': notification(ProcessExitedSchema, 'connection'),
   'item/commandExecution/outputDelta': notification(ItemDeltaNotificationSchema, 'subscribers'),
   'item/fileChange/outputDelta': notification(ItemDeltaNotificationSchema, 'subscribers'),
   'serverRequest/resolved': notification(ServerRequestResolvedNotificationSchema, 'subscribers'),
@@ -526,10 +546,12 @@ export const serverRequests = {
     params: FileChangeRequestApprovalParamsSchema,
     result: FileChangeRequestApprovalResultSchema,
   },
+  'item/tool/requestUserInput': { params: ToolRequestUserInputParamsSchema, result: ToolRequestUserInputResultSchema },
   'mcpServer/elicitation/request': {
     params: McpServerElicitationRequestParamsSchema,
     result: McpServerElicitationRequestResultSchema,
   },
+  'item/tool/call': { params: DynamicToolCallParamsSchema, result: DynamicToolCallResultSchema },
 } as const satisfies Readonly<Record<string, ServerRequestSpec>>;
 
 /** Client→server notifications: only `initialized` (no params; optional, harmless twice). */

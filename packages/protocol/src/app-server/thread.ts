@@ -19,19 +19,51 @@ import { AbsolutePathSchema, UInt32Schema } from './primitives.js';
 import { ThreadSchema, ThreadSourceSchema } from './shared.js';
 import { ThreadReadStateSchema } from './thread-read-state.js';
 
-/** A client-provided tool the model may call on this thread (experimental). */
-export const DynamicToolSpecSchema = z.object({
-  /** Tool name. */
+/** The fields of one client function tool. */
+const dynamicFunctionFields = {
+  /** Tool name (letters, digits, `_`, `-`). */
   name: z.string(),
   /** Description shown to the model. */
   description: z.string(),
-  /** JSON Schema of the arguments. */
+  /** JSON Schema of the arguments (an object schema). */
   inputSchema: z.unknown(),
-  /** Namespace, if any. */
-  namespace: z.string().nullish(),
   /** Load the tool only when the model searches for it. */
   deferLoading: z.boolean().optional(),
+};
+
+/** A client function tool in the current tagged form (also the member of a namespace). */
+export const DynamicToolFunctionSpecSchema = z.object({
+  /** Tag. */
+  type: z.literal('function'),
+  ...dynamicFunctionFields,
 });
+
+/** A namespace grouping client function tools (current tagged form). */
+export const DynamicToolNamespaceSpecSchema = z.object({
+  /** Tag. */
+  type: z.literal('namespace'),
+  /** Namespace name. */
+  name: z.string(),
+  /** Description of the namespace, shown to the model. */
+  description: z.string(),
+  /** Its functions (at least one). */
+  tools: z.array(DynamicToolFunctionSpecSchema),
+});
+
+/** A client tool in the 0.130 untagged form: a function with an optional flat namespace. */
+export const LegacyDynamicToolSpecSchema = z.object({
+  /** Absent in this form. */
+  type: z.never().optional(),
+  ...dynamicFunctionFields,
+  /** Namespace, if any. */
+  namespace: z.string().nullish(),
+});
+
+/**
+ * A client-provided tool the model may call on this thread (experimental): the current tagged
+ * form (`function` or `namespace`) or the 0.130 untagged form.
+ */
+export const DynamicToolSpecSchema = z.union([DynamicToolFunctionSpecSchema, DynamicToolNamespaceSpecSchema, LegacyDynamicToolSpecSchema]);
 export type DynamicToolSpec = z.infer<typeof DynamicToolSpecSchema>;
 
 /** A remote execution environment selected for a thread or turn (experimental). */

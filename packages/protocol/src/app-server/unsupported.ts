@@ -69,18 +69,12 @@ export const NOT_YET = {
     'plugin/install',
     'plugin/uninstall',
     'experimentalFeature/enablement/set',
-    'process/spawn',
-    'process/writeStdin',
-    'process/kill',
-    'process/resizePty',
     'externalAgentConfig/detect',
     'externalAgentConfig/import',
   ],
   serverNotifications: [
     'item/autoApprovalReview/started',
     'item/autoApprovalReview/completed',
-    'process/outputDelta',
-    'process/exited',
     'item/commandExecution/terminalInteraction',
     'item/fileChange/patchUpdated',
     'app/list/updated',
@@ -89,9 +83,7 @@ export const NOT_YET = {
     'guardianWarning',
   ],
   serverRequests: [
-    'item/tool/requestUserInput',
     'item/permissions/requestApproval',
-    'item/tool/call',
   ],
 } as const;
 

@@ -4,6 +4,7 @@
  * MCP projection maps them to Codex event names.
  */
 import { z } from 'zod';
+import { DynamicToolContentItemSchema } from './client-tools.js';
 
 /** A byte range of a text input that a client rendered as a placeholder (Codex `text_elements`). */
 export const TextElementSchema = z.object({
@@ -83,6 +84,18 @@ export const ThreadItemSchema = z.discriminatedUnion('type', [
     result: z.unknown().optional(),
     error: z.string().nullable().optional(),
     durationMs: z.number().int().nullable().optional(),
+  }),
+  /** A call of a client-provided tool: the client ran it (`contentItems`, `success`), or it failed. */
+  z.object({
+    type: z.literal('dynamicToolCall'),
+    id: z.string(),
+    tool: z.string(),
+    namespace: z.string().nullable(),
+    arguments: z.unknown(),
+    status: ToolItemStatusSchema,
+    contentItems: z.array(DynamicToolContentItemSchema).nullable(),
+    success: z.boolean().nullable(),
+    durationMs: z.number().int().nullable(),
   }),
   z.object({ type: z.literal('imageView'), id: z.string(), path: z.string() }),
   z.object({ type: z.literal('contextCompaction'), id: z.string() }),
