@@ -41,7 +41,7 @@ export async function runMcpServer(argv: string[], io: ServerIo = defaultIo()): 
     return 0;
   }
   const log = createLogger(io.env.DEPUTY_LOG, (line) => void io.stderr.write(line));
-  const app = new McpApp({ overrides: args.overrides, profile: args.profile, env: io.env, cwd: io.cwd, log });
+  const app = new McpApp({ overrides: args.overrides, profile: args.profile, env: io.env, cwd: io.cwd, transport: args.listen === undefined ? 'stdio' : 'http', log });
   try {
     return args.listen === undefined ? await runStdio(app, io, log) : await runHttp(app, args, args.listen, io, log);
   } finally {

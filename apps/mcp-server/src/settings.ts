@@ -22,6 +22,8 @@ export const McpServerSettingsSchema = z
     session_tools: z.boolean().default(false),
     /** Longest gap between two `notifications/progress` while a turn runs, in milliseconds. */
     progress_interval_ms: z.number().int().min(10).max(600_000).default(15_000),
+    /** Working directory of a `codex` call without `cwd` (required over HTTP, where calls must otherwise name one). */
+    default_cwd: z.string().min(1).optional(),
     /** Where the HTTP bearer token is kept (default `<home>/mcp-server.token`). */
     token_file: z.string().min(1).optional(),
   })

@@ -3,7 +3,8 @@
  * to the model. Tools never throw for ordinary failures: a failure is output for the model
  * (`ToolError`); only `FatalToolError` ends the turn.
  */
-import type { ApprovalPolicy, ApprovalRequest, EngineEventBody, McpToolCallApprovalRequest, ReviewDecision, SandboxPolicy } from '@deputy/protocol';
+import type { ApprovalPolicy, ApprovalRequest, EngineEventBody, McpToolCallApprovalRequest, SandboxPolicy } from '@deputy/protocol';
+import type { ApprovalAnswer } from '../approvals/approval-port.js';
 import type { FunctionOutputContent, ToolSpec } from '../model/types.js';
 
 /** What a tool call returns to the model. */
@@ -40,12 +41,12 @@ export interface ToolContext {
   /** Publishes an event of this turn (the thread stamps ids and seq, and persists facts first). */
   emit(event: EngineEventBody): void;
   /** Asks the front door for a decision (through the thread's ApprovalPort), emitting the events. */
-  requestApproval(request: ApprovalRequest): Promise<ReviewDecision>;
+  requestApproval(request: ApprovalRequest): Promise<ApprovalAnswer>;
   /**
    * Asks the front door about an MCP tool call; `denied` at once when the port cannot ask;
    * `abort` when `timeoutMs` (> 0) passes without an answer (the request is withdrawn).
    */
-  requestMcpApproval?(request: McpToolCallApprovalRequest, timeoutMs?: number): Promise<ReviewDecision>;
+  requestMcpApproval?(request: McpToolCallApprovalRequest, timeoutMs?: number): Promise<ApprovalAnswer>;
   /** The turn's model slug (MCP `_meta`). */
   readonly model?: string;
   /** When the turn started (MCP `_meta`). */
