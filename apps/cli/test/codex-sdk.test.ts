@@ -43,8 +43,9 @@ beforeEach(async () => {
     join(temp.home, 'config.toml'),
     ['model = "gpt-5.2-codex"', 'model_provider = "mock"', '[model_providers.mock]', 'name = "mock"', `base_url = "${server.url}"`, 'wire_api = "responses"', 'request_max_retries = 0', 'stream_max_retries = 0', ''].join('\n'),
   );
-  const env: Record<string, string> = { DEPUTY_HOME: temp.home, NO_COLOR: '1' };
-  for (const key of ['PATH', 'HOME', 'SHELL', 'LANG', 'TZ']) if (process.env[key] !== undefined) env[key] = process.env[key] as string;
+  // HOME is the temp home, so the unsandboxed login shell does not read the user's profile.
+  const env: Record<string, string> = { DEPUTY_HOME: temp.home, HOME: temp.home, NO_COLOR: '1' };
+  for (const key of ['PATH', 'SHELL', 'LANG', 'TZ']) if (process.env[key] !== undefined) env[key] = process.env[key] as string;
   codex = new Codex({ codexPathOverride: await writeLauncher(temp.home), env });
   threadOptions = { workingDirectory: temp.cwd, skipGitRepoCheck: true, sandboxMode: 'danger-full-access', approvalPolicy: 'never' };
 });

@@ -85,7 +85,8 @@ export function scenarioConfigToml(modelUrl: string): string {
   ].join('\n');
 }
 
-const PASS_ENV = ['PATH', 'HOME', 'SHELL', 'LANG', 'TZ', 'USER'];
+/** Passed through; HOME is an empty folder of the scenario, so login shells do not read the user's profile. */
+const PASS_ENV = ['PATH', 'SHELL', 'LANG', 'TZ', 'USER'];
 
 /** Runs `scenario` with `target`; every process is bounded in time and killed by PID. */
 export async function runScenario(scenario: ExecScenario, target: ExecTarget, timeoutMs = 30_000): Promise<ScenarioResult> {
@@ -93,7 +94,7 @@ export async function runScenario(scenario: ExecScenario, target: ExecTarget, ti
   const server = await startScriptedModelServer();
   try {
     const ctx: ScenarioContext = { cwd: join(root, 'work'), home: join(root, 'home'), scratch: join(root, 'scratch'), previousThreadId: '' };
-    await Promise.all([mkdir(ctx.cwd), mkdir(ctx.home), mkdir(ctx.scratch)]);
+    await Promise.all([mkdir(ctx.cwd), mkdir(ctx.home), mkdir(ctx.scratch), mkdir(join(root, 'user-home'))]);
     await writeFile(join(ctx.home, 'config.toml'), scenarioConfigToml(server.url));
     for (const [path, content] of Object.entries(scenario.files ?? {})) {
       await mkdir(dirname(join(ctx.cwd, path)), { recursive: true });
@@ -154,6 +155,7 @@ function runOnce(run: ScenarioRun, ctx: ScenarioContext, target: ExecTarget, ser
   server.enqueue(...run.steps());
   const env: Record<string, string> = { RUST_LOG: 'error', NO_COLOR: '1' };
   for (const key of PASS_ENV) if (process.env[key] !== undefined) env[key] = process.env[key] as string;
+  env.HOME = join(dirname(ctx.home), 'user-home');
   Object.assign(env, target.homeEnv(ctx.home));
   const child = spawn(target.command, [...target.prefix, ...run.args(ctx)], { cwd: ctx.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
