@@ -5,27 +5,61 @@
  * against the machine's Node headers); then the installed `deputy` runs `exec` with the offline
  * demo model, and answers `initialize` as `mcp-server` and as `app-server`, from a folder
  * outside the repository. The install is bounded in time; every process is killed by PID.
+ *
+ * better-sqlite3's install script downloads its prebuilt binary from GitHub releases, which not
+ * every CI machine can reach (it then compiles SQLite, minutes on a small machine). The test
+ * serves that download from a binary mirror on 127.0.0.1 (prebuild-install's
+ * `npm_config_better_sqlite3_binary_host`), holding the binary the workspace built for this very
+ * version and Node ABI. Every package still comes from the npm registry.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, ensureCliBuilt } from './cli-process.js';
 
-const INSTALL_TIMEOUT_MS = 600_000;
+const INSTALL_TIMEOUT_MS = 300_000;
 
 let scratch: string;
 let tarball: string;
 let deputyBin: string;
 let home: string;
 let elsewhere: string;
+let mirror: Server | undefined;
+
+/**
+ * A prebuild-install binary mirror for better-sqlite3: any `.tar.gz` request gets a tarball of
+ * `build/Release/better_sqlite3.node` as the workspace built it. Returns the mirror's URL.
+ */
+async function startBinaryMirror(dir: string): Promise<string> {
+  const pkgDir = dirname(createRequire(join(REPO_ROOT, 'packages/engine/package.json')).resolve('better-sqlite3/package.json'));
+  const staged = join(dir, 'prebuilt');
+  await mkdir(join(staged, 'build', 'Release'), { recursive: true });
+  await copyFile(join(pkgDir, 'build', 'Release', 'better_sqlite3.node'), join(staged, 'build', 'Release', 'better_sqlite3.node'));
+  const archive = join(dir, 'prebuilt.tar.gz');
+  execFileSync('tar', ['czf', archive, '-C', staged, 'build']);
+  const body = readFileSync(archive);
+  const server = createServer((req, res) => {
+    if (req.url?.endsWith('.tar.gz')) res.writeHead(200, { 'content-type': 'application/gzip', 'content-length': body.length }).end(body);
+    else res.writeHead(404).end();
+  });
+  mirror = server;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('the binary mirror has no port');
+  return `http://127.0.0.1:${address.port}`;
+}
 
 /** A clean environment for the installed CLI: no repo on the way, its own home. */
 function cleanEnv(): Record<string, string> {
-  const env: Record<string, string> = { DEPUTY_HOME: home, NO_COLOR: '1' };
-  for (const key of ['PATH', 'HOME', 'SHELL', 'TMPDIR', 'LANG', 'TZ']) if (process.env[key] !== undefined) env[key] = process.env[key] as string;
+  // HOME is the scratch folder too: nothing of the user's (profile, ~/.deputy) is read.
+  const env: Record<string, string> = { DEPUTY_HOME: home, HOME: scratch, NO_COLOR: '1' };
+  for (const key of ['PATH', 'SHELL', 'TMPDIR', 'LANG', 'TZ']) if (process.env[key] !== undefined) env[key] = process.env[key] as string;
   return env;
 }
 
@@ -36,20 +70,21 @@ beforeAll(async () => {
   elsewhere = join(scratch, 'elsewhere');
   await Promise.all([mkdir(home), mkdir(elsewhere)]);
   tarball = execFileSync(process.execPath, [join(REPO_ROOT, 'scripts/package.mjs'), '--out', join(scratch, 'out')], { encoding: 'utf8', timeout: 120_000 }).trim();
-  const env: Record<string, string> = { ...(process.env as Record<string, string>) };
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), npm_config_better_sqlite3_binary_host: await startBinaryMirror(scratch) };
   // Compile native addons against the machine's Node headers when present (no header download), as the quick start does.
   if (!env.npm_config_nodedir && existsSync('/usr/include/node/node.h')) env.npm_config_nodedir = '/usr';
-  execFileSync('npm', ['install', '--global', '--prefix', join(scratch, 'prefix'), '--no-audit', '--no-fund', '--loglevel=error', tarball], {
+  // Asynchronous: the binary mirror in this process must keep answering while npm runs.
+  await promisify(execFile)('npm', ['install', '--global', '--prefix', join(scratch, 'prefix'), '--no-audit', '--no-fund', '--loglevel=error', tarball], {
     cwd: elsewhere,
     env,
     timeout: INSTALL_TIMEOUT_MS,
     killSignal: 'SIGKILL',
-    stdio: ['ignore', 'ignore', 'pipe'],
   });
   deputyBin = join(scratch, 'prefix', 'bin', 'deputy');
 }, INSTALL_TIMEOUT_MS + 150_000);
 
 afterAll(async () => {
+  await new Promise((resolve) => (mirror ? mirror.close(resolve) : resolve(undefined)));
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
