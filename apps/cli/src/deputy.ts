@@ -12,7 +12,7 @@ import { CLI_VERSION, UsageError } from './usage-error.js';
 
 // The engine and the servers are loaded only when a subcommand needs them, so `--version`,
 // `--help` and server start-up stay fast.
-const runExec = async (target: ExecTarget, prompt: string, options: ExecOptions) => (await import('./exec.js')).runExec(target, prompt, options);
+const runExec = async (target: ExecTarget, prompt: string | undefined, options: ExecOptions) => (await import('./exec.js')).runExec(target, prompt, options);
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -22,11 +22,23 @@ function execOptions(command: Command): Command {
     .option('-m, --model <model>', 'model to use')
     .option('-c, --config <key=value>', 'override a config.toml key (TOML value, or a raw string)', collect, [])
     .option('-p, --profile <name>', 'config profile to use')
-    .option('--json', 'print engine events as JSON lines on stdout', false)
+    .option('-i, --image <file...>', 'image(s) to attach to the prompt', collectImages, [])
+    .option('--json', "print codex exec's JSONL events on stdout", false)
+    .addOption(new Option('--experimental-json', 'same as --json').hideHelp())
+    .option('--engine-json', "print Deputy's own engine events as JSON lines on stdout", false)
+    .option('-o, --output-last-message <file>', 'write the last agent message to this file')
+    .option('--output-schema <file>', 'JSON Schema file the final answer must follow')
     .addOption(new Option('-s, --sandbox <mode>', 'sandbox mode').choices(['read-only', 'workspace-write', 'danger-full-access']))
     .addOption(new Option('-a, --ask-for-approval <policy>', 'approval policy').choices(['untrusted', 'on-failure', 'on-request', 'never']))
-    .option('--full-auto', 'shortcut for --ask-for-approval on-request --sandbox workspace-write', false);
+    .option('--add-dir <dir>', 'another writable directory besides the workspace (repeatable)', collect, [])
+    .option('--skip-git-repo-check', 'allow running outside a git repository', false)
+    .option('--full-auto', 'shortcut for --ask-for-approval on-request --sandbox workspace-write', false)
+    .option('--dangerously-bypass-approvals-and-sandbox', 'no approvals and no sandbox (only inside an external sandbox)', false)
+    .addOption(new Option('--color <when>', 'accepted for compatibility; Deputy prints no colour').choices(['always', 'never', 'auto']).hideHelp());
 }
+
+/** `-i a.png,b.png` and repeated `-i`: every path, in order. */
+const collectImages = (value: string, previous: string[]) => [...previous, ...value.split(',').filter((p) => p !== '')];
 
 /** Builds the program; `exit` receives the exit code. */
 export function buildProgram(exit: (code: number) => void): Command {
@@ -36,11 +48,10 @@ export function buildProgram(exit: (code: number) => void): Command {
     .exitOverride()
     .configureOutput({ writeOut: (s) => process.stdout.write(s), writeErr: (s) => process.stderr.write(s) });
 
-  const exec = execOptions(program.command('exec').description('run one turn in a new thread and print the final answer'))
-    .argument('[prompt]', 'the prompt (- reads stdin)')
+  const exec = execOptions(program.command('exec').description('run one turn in a new thread and print the final answer (codex exec compatible)'))
+    .argument('[prompt]', 'the prompt (absent or -: read from stdin)')
     .exitOverride()
     .action(async (prompt: string | undefined, options: ExecOptions) => {
-      if (prompt === undefined) throw new UsageError('deputy exec: missing PROMPT (use - to read it from stdin)');
       exit(await runExec({ kind: 'new' }, prompt, options));
     });
   execOptions(exec.command('resume').description('continue a thread: resume <threadId|--last> PROMPT'))
@@ -53,7 +64,6 @@ export function buildProgram(exit: (code: number) => void): Command {
       const target: ExecTarget = options.last ? { kind: 'resume', threadId: 'last' } : { kind: 'resume', threadId: first ?? '' };
       const prompt = options.last ? first : second;
       if (!options.last && !first) throw new UsageError('deputy exec resume: give a thread id or --last');
-      if (prompt === undefined) throw new UsageError('deputy exec resume: missing PROMPT');
       exit(await runExec(target, prompt, options));
     });
   addMcpCommand(program, exit);
@@ -73,7 +83,7 @@ function mergeResumeOptions(exec: Command, resume: Command): ExecOptions & { las
     if (resume.getOptionValueSource(key) === 'default' && merged[key] !== undefined) continue;
     merged[key] = value;
   }
-  merged.config = [...(exec.opts().config as string[]), ...(resume.opts().config as string[])];
+  for (const key of ['config', 'addDir', 'image']) merged[key] = [...(exec.opts()[key] as string[]), ...(resume.opts()[key] as string[])];
   return merged as unknown as ExecOptions & { last: boolean };
 }
 

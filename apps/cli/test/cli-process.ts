@@ -85,10 +85,17 @@ export interface CliOptions {
   /** Text written to stdin (then closed); stdin is closed at once when absent. */
   stdin?: string;
   env?: Record<string, string>;
+  /**
+   * `deputy exec` refuses to run outside a git repository, as `codex exec` does; the temp
+   * workspaces of the tests are not repositories, so `--skip-git-repo-check` is added after
+   * `exec` unless this is true.
+   */
+  gitRepoCheck?: boolean;
 }
 
 /** Spawns `node dist/deputy.js ...args` with a clean environment. */
-export function startCli(args: string[], options: CliOptions): CliProcess {
+export function startCli(givenArgs: string[], options: CliOptions): CliProcess {
+  const args = givenArgs[0] === 'exec' && options.gitRepoCheck !== true ? ['exec', '--skip-git-repo-check', ...givenArgs.slice(1)] : givenArgs;
   const env: Record<string, string> = {};
   for (const key of ['PATH', 'HOME', 'SHELL', 'TMPDIR', 'LANG', 'TZ']) {
     const value = process.env[key];

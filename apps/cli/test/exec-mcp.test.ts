@@ -52,9 +52,9 @@ describe('deputy exec with an MCP server', () => {
     const lines = result.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as JsonLine);
     const mcp = lines.filter((l) => l.item?.type === 'mcp_tool_call');
     expect(mcp.map((l) => l.type)).toEqual(['item.started', 'item.completed']);
-    expect(mcp[0]!.item).toEqual({ id: 'call_x1', type: 'mcp_tool_call', server: 'tiny', tool: 'plain', arguments: { text: 'from exec' }, result: null, error: null, status: 'in_progress' });
+    expect(mcp[0]!.item).toEqual({ id: 'item_0', type: 'mcp_tool_call', server: 'tiny', tool: 'plain', arguments: { text: 'from exec' }, result: null, error: null, status: 'in_progress' });
     expect(mcp[1]!.item).toEqual({
-      id: 'call_x1',
+      id: 'item_0',
       type: 'mcp_tool_call',
       server: 'tiny',
       tool: 'plain',

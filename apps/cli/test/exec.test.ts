@@ -21,9 +21,9 @@ afterAll(async () => {
   await server?.close();
 });
 /** A fresh home and workspace for one test, removed when it finishes (safe in concurrent tests). */
-async function freshHome(): Promise<TempHome> {
+async function freshHome(finished: typeof onTestFinished = onTestFinished): Promise<TempHome> {
   const home = await makeTempHome('deputy-cli-');
-  onTestFinished(() => home.cleanup());
+  finished(() => home.cleanup());
   return home;
 }
 
@@ -49,14 +49,14 @@ const modelRequests = () => server.requests.filter((r) => r.wire === 'responses'
 const threadIdOf = (stderr: string) => /deputy: thread (\S+)/.exec(stderr)?.[1];
 
 describe.concurrent('deputy', () => {
-  it('prints its version', async () => {
-    const result = await runCli(['--version'], opts(await freshHome()));
+  it('prints its version', async ({ onTestFinished: finished }) => {
+    const result = await runCli(['--version'], opts(await freshHome(finished)));
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`${DEPUTY_VERSION}\n`);
   });
 
-  it('prints help for the program and for exec', async () => {
-    const t = await freshHome();
+  it('prints help for the program and for exec', async ({ onTestFinished: finished }) => {
+    const t = await freshHome(finished);
     const top = await runCli(['--help'], opts(t));
     expect(top.code).toBe(0);
     expect(top.stdout).toMatch(/Usage: deputy/);
@@ -64,34 +64,41 @@ describe.concurrent('deputy', () => {
     const exec = await runCli(['exec', '--help'], opts(t));
     expect(exec.code).toBe(0);
     expect(exec.stdout).toMatch(/--json/);
+    expect(exec.stdout).toMatch(/--skip-git-repo-check/);
     expect(exec.stdout).toMatch(/resume/);
   });
 });
 
-describe.concurrent('usage errors exit 2 without asking the model', () => {
+describe.concurrent('usage and start errors exit 2 or 1 without asking the model', () => {
   /** A home whose config points at the scripted server. */
-  async function configured(extra = ''): Promise<TempHome> {
-    const t = await freshHome();
+  async function configured(finished: typeof onTestFinished, extra = ''): Promise<TempHome> {
+    const t = await freshHome(finished);
     await writeConfig(extra, t);
     return t;
   }
   afterAll(() => expect(modelRequests()).toEqual([]));
 
-  it('rejects a missing prompt', async () => {
-    const result = await runCli(['exec'], opts(await configured()));
-    expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/missing PROMPT/);
+  it('rejects a missing prompt (empty stdin) as codex exec does', async ({ onTestFinished: finished }) => {
+    const result = await runCli(['exec'], opts(await configured(finished)));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^Reading prompt from stdin...\nNo prompt provided via stdin.\n/);
   });
 
-  it('rejects a bad --sandbox value', async () => {
-    const result = await runCli(['exec', '--sandbox', 'sometimes', 'hi'], opts(await configured()));
+  it('refuses to run outside a git repository without --skip-git-repo-check', async ({ onTestFinished: finished }) => {
+    const result = await runCli(['exec', 'hi'], { ...opts(await configured(finished)), gitRepoCheck: true });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^Not inside a trusted directory and --skip-git-repo-check was not specified.\n/);
+  });
+
+  it('rejects a bad --sandbox value', async ({ onTestFinished: finished }) => {
+    const result = await runCli(['exec', '--sandbox', 'sometimes', 'hi'], opts(await configured(finished)));
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/sometimes/);
     expect(result.stderr).toMatch(/read-only, workspace-write, danger-full-access/);
   });
 
-  it('rejects a bad config value, naming the file and the key', async () => {
-    const t = await configured('approval_policy_x = 1\nmodel_reasoning_effort = "enormous"');
+  it('rejects a bad config value, naming the file and the key', async ({ onTestFinished: finished }) => {
+    const t = await configured(finished, 'approval_policy_x = 1\nmodel_reasoning_effort = "enormous"');
     const result = await runCli(['exec', 'hi'], opts(t));
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(join(t.home, 'config.toml'));
@@ -99,29 +106,30 @@ describe.concurrent('usage errors exit 2 without asking the model', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('rejects a bad -c override, naming the override', async () => {
-    const result = await runCli(['exec', '-c', 'approval_policy="sometimes"', 'hi'], opts(await configured()));
+  it('rejects a bad -c override, naming the override', async ({ onTestFinished: finished }) => {
+    const result = await runCli(['exec', '-c', 'approval_policy="sometimes"', 'hi'], opts(await configured(finished)));
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/-c approval_policy="sometimes": approval_policy: expected one of/);
   });
 
-  it('rejects a working directory that does not exist', async () => {
-    const t = await configured();
+  it('rejects a working directory that does not exist', async ({ onTestFinished: finished }) => {
+    const t = await configured(finished);
     const result = await runCli(['exec', '-C', join(t.cwd, 'missing'), 'hi'], opts(t));
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^Error: No such file or directory \(os error 2\)\n/);
     expect(result.stderr).toContain(join(t.cwd, 'missing'));
   });
 
-  it('rejects resuming a thread that does not exist', async () => {
-    const result = await runCli(['exec', 'resume', '01900000-0000-7000-8000-000000000000', 'hi'], opts(await configured()));
-    expect(result.code).toBe(2);
+  it('rejects resuming a thread that does not exist', async ({ onTestFinished: finished }) => {
+    const result = await runCli(['exec', 'resume', '01900000-0000-7000-8000-000000000000', 'hi'], opts(await configured(finished)));
+    expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/01900000-0000-7000-8000-000000000000/);
   });
 
-  it('rejects an empty prompt from stdin', async () => {
-    const result = await runCli(['exec', '-'], { ...opts(await configured()), stdin: '  \n' });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/empty/);
+  it('rejects an empty prompt from stdin', async ({ onTestFinished: finished }) => {
+    const result = await runCli(['exec', '-'], { ...opts(await configured(finished)), stdin: '  \n' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/No prompt provided via stdin/);
   });
 });
 
@@ -151,9 +159,9 @@ describe('deputy exec', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('prints only JSON event lines on stdout with --json', async () => {
+  it("prints only Deputy's engine events on stdout with --engine-json", async () => {
     server.enqueue({ output: [text('json answer')] });
-    const result = await runCli(['exec', '--json', 'hi'], opts());
+    const result = await runCli(['exec', '--engine-json', 'hi'], opts());
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
     const events = lines.map((line) => JSON.parse(line) as { type: string; threadId: string; seq: number; item?: { type: string; text?: string } });
@@ -175,7 +183,7 @@ describe('deputy exec', () => {
     server.enqueue({ output: [text('first reply')] }, { output: [text('second reply')] });
     const first = await runCli(['exec', 'remember the word PAPAYA'], opts());
     expect(first.code).toBe(0);
-    const second = await runCli(['exec', 'resume', '--json', '--last', 'what was the word?'], opts());
+    const second = await runCli(['exec', 'resume', '--engine-json', '--last', 'what was the word?'], opts());
     expect(second.code).toBe(0);
     const events = second.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { threadId: string; type: string });
     expect(events.at(-1)!.type).toBe('turn.completed');

@@ -54,7 +54,7 @@ describe('deputy exec approvals', () => {
     const temp = await homeAskingForEverything();
     server.enqueue({ output: [functionCall('exec_command', { cmd: 'touch marker' })] }, { output: [text('marker made')] });
     const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DEPUTY_HOME: temp.home, NO_COLOR: '1' };
-    const term = pty.spawn(process.execPath, [CLI_ENTRY, 'exec', 'make a marker'], { cwd: temp.cwd, env, cols: 120, rows: 40 });
+    const term = pty.spawn(process.execPath, [CLI_ENTRY, 'exec', '--skip-git-repo-check', 'make a marker'], { cwd: temp.cwd, env, cols: 120, rows: 40 });
     onTestFinished(() => {
       try {
         process.kill(term.pid, 'SIGKILL');

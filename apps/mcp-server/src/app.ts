@@ -19,6 +19,8 @@ export interface AppOptions {
   profile: string | undefined;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** How clients reach the server: over HTTP a `codex` call must name its `cwd` (or `mcp_server.default_cwd` is set). */
+  transport?: 'stdio' | 'http';
   log: Logger;
 }
 
@@ -50,9 +52,18 @@ export interface ToolEntry {
   handle(args: Record<string, unknown> | undefined, request: ToolRequest): Promise<ToolResult>;
 }
 
-/** An `isError` result with one text block (and structured content when given). */
+/**
+ * A result's content: the text, then (when there is structured content) the structured content
+ * serialized as a second text block, as the MCP spec advises, so a host whose model sees only
+ * text content still gets the `threadId` to continue with `codex-reply`.
+ */
+export function resultContent(text: string, structuredContent?: Record<string, unknown>): CallToolResult['content'] {
+  return structuredContent ? [{ type: 'text', text }, { type: 'text', text: JSON.stringify(structuredContent) }] : [{ type: 'text', text }];
+}
+
+/** An `isError` result with one text block (and structured content, also as text, when given). */
 export function errorResult(text: string, structuredContent?: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text }], ...(structuredContent ? { structuredContent } : {}), isError: true };
+  return { content: resultContent(text, structuredContent), ...(structuredContent ? { structuredContent } : {}), isError: true };
 }
 
 /** The process-wide state. */

@@ -6,7 +6,7 @@
  * else denied. Sending the request and timing it out belong to the call (turn-call.ts), not to
  * this module.
  */
-import type { ApprovalOrigin, ApprovalPort, ElicitationOrigin as EngineElicitationOrigin } from '@deputy/engine';
+import type { ApprovalAnswer, ApprovalOrigin, ApprovalPort, ElicitationOrigin as EngineElicitationOrigin, ExplainedDenial } from '@deputy/engine';
 import { displayCommand } from '@deputy/engine/facts';
 import type {
   ApprovalRequest,
@@ -23,7 +23,7 @@ import { codexChanges, parsedCommand } from './project-events.js';
 export type ToolApprovalRequest = ApprovalRequest | McpToolCallApprovalRequest;
 
 /** Asks one client for one decision. Must settle when `signal` aborts. */
-export type ApprovalHandler = (request: ToolApprovalRequest, origin: ApprovalOrigin, signal: AbortSignal) => Promise<ReviewDecision>;
+export type ApprovalHandler = (request: ToolApprovalRequest, origin: ApprovalOrigin, signal: AbortSignal) => Promise<ApprovalAnswer>;
 
 /** Forwards one MCP server's elicitation to the client. Must settle when `signal` aborts. */
 export type ElicitationHandler = (request: McpElicitationRequest, signal: AbortSignal) => Promise<McpElicitationResponse>;
@@ -52,7 +52,7 @@ export class ApprovalRouter implements ApprovalPort {
     };
   }
 
-  requestMcpToolCall(request: McpToolCallApprovalRequest, origin: ApprovalOrigin, signal: AbortSignal): Promise<ReviewDecision> {
+  requestMcpToolCall(request: McpToolCallApprovalRequest, origin: ApprovalOrigin, signal: AbortSignal): Promise<ApprovalAnswer> {
     return this.#ask(request, origin, signal);
   }
 
@@ -72,17 +72,17 @@ export class ApprovalRouter implements ApprovalPort {
     return userInputAnswers(request, await handler(userInputElicitation(request), signal));
   }
 
-  requestExec(request: Extract<ApprovalRequest, { kind: 'exec' }>, origin: ApprovalOrigin, signal: AbortSignal): Promise<ReviewDecision> {
+  requestExec(request: Extract<ApprovalRequest, { kind: 'exec' }>, origin: ApprovalOrigin, signal: AbortSignal): Promise<ApprovalAnswer> {
     return this.#ask(request, origin, signal);
   }
 
-  requestPatch(request: Extract<ApprovalRequest, { kind: 'patch' }>, origin: ApprovalOrigin, signal: AbortSignal): Promise<ReviewDecision> {
+  requestPatch(request: Extract<ApprovalRequest, { kind: 'patch' }>, origin: ApprovalOrigin, signal: AbortSignal): Promise<ApprovalAnswer> {
     return this.#ask(request, origin, signal);
   }
 
-  async #ask(request: ToolApprovalRequest, origin: ApprovalOrigin, signal: AbortSignal): Promise<ReviewDecision> {
+  async #ask(request: ToolApprovalRequest, origin: ApprovalOrigin, signal: AbortSignal): Promise<ApprovalAnswer> {
     const handler = this.#byTurn.get(origin.turnId);
-    return handler ? handler(request, origin, signal) : 'denied';
+    return handler ? handler(request, origin, signal) : noApproverDenial(request, 'no MCP client request is attached to this turn any more, so there was nobody to ask');
   }
 }
 
@@ -124,6 +124,27 @@ export function userInputAnswers(request: UserInputRequest, response: McpElicita
     answers[q.id] = { answers: typeof value === 'string' ? [value] : [] };
   }
   return { answers };
+}
+
+/** What the approval is about, for a sentence: the command, the MCP tool call or the patch. */
+export function approvalSubject(request: ToolApprovalRequest): string {
+  if (request.kind === 'exec') return `the command \`${displayCommand(request.command)}\``;
+  if (request.kind === 'mcpToolCall') return `the MCP tool call \`${request.server}.${request.tool}\``;
+  return 'the proposed patch';
+}
+
+/**
+ * The denial the model reads when nobody could be asked: not "rejected by user" (no user saw
+ * it) but what happened and how to allow such actions.
+ */
+export function noApproverDenial(request: ToolApprovalRequest, why: string): ExplainedDenial {
+  return {
+    decision: 'denied',
+    note:
+      `No approver was available: ${why}. ${approvalSubject(request)[0]!.toUpperCase()}${approvalSubject(request).slice(1)} needed approval and was denied without being run; nobody judged it unsafe. ` +
+      'To allow it, use an MCP client that answers elicitations, set mcp_server.approval_fallback = "approve" in the Deputy server\'s config.toml, ' +
+      'or start the session with an approval-policy or sandbox that does not require approval for it (for example approval-policy "never" with sandbox "workspace-write").',
+  };
 }
 
 /** Where an approval comes from, in wire terms. */

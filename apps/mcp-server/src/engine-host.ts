@@ -22,6 +22,8 @@ export interface HostOptions {
   env: NodeJS.ProcessEnv;
   /** The server's working directory (relative `cwd` arguments resolve against it). */
   cwd: string;
+  /** `http`: a `codex` call without `cwd` is refused unless `mcp_server.default_cwd` is set. */
+  transport?: 'stdio' | 'http';
   approvals: ApprovalPort;
   log: Logger;
 }
@@ -70,13 +72,24 @@ export class EngineHost {
    * then the explicit arguments. Failures come back as the exact `isError` text.
    */
   async startThread(args: CodexArgs): Promise<ThreadStart> {
-    const cwd = path.resolve(this.options.cwd, args.cwd ?? '.');
-    if (args.cwd !== undefined && !(await isDirectory(cwd))) {
-      return { ok: false, message: `Failed to start the session: cwd \`${cwd}\` does not exist or is not a directory` };
+    const defaultCwd = this.settings.default_cwd;
+    if (args.cwd === undefined && defaultCwd === undefined && this.options.transport === 'http') {
+      return {
+        ok: false,
+        message:
+          'Failed to start the session: over Streamable HTTP the `codex` tool needs a `cwd` argument (the absolute path of the workspace to work in); ' +
+          "the server's own working directory is not used. Pass `cwd`, or set mcp_server.default_cwd in the Deputy server's config.toml.",
+      };
+    }
+    const given = args.cwd ?? defaultCwd;
+    const cwd = path.resolve(this.options.cwd, given ?? '.');
+    if (given !== undefined && !(await isDirectory(cwd))) {
+      const what = args.cwd === undefined ? 'mcp_server.default_cwd' : 'cwd';
+      return { ok: false, message: `Failed to start the session: ${what} \`${cwd}\` does not exist or is not a directory` };
     }
     let config: ResolvedConfig;
     try {
-      config = await this.#configForCall(args, cwd);
+      config = await this.#configForCall({ ...args, cwd: given }, cwd);
     } catch (error) {
       return { ok: false, message: `Failed to load Codex configuration from overrides: ${(error as Error).message}` };
     }

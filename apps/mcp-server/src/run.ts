@@ -41,7 +41,7 @@ export async function runMcpServer(argv: string[], io: ServerIo = defaultIo()): 
     return 0;
   }
   const log = createLogger(io.env.DEPUTY_LOG, (line) => void io.stderr.write(line));
-  const app = new McpApp({ overrides: args.overrides, profile: args.profile, env: io.env, cwd: io.cwd, log });
+  const app = new McpApp({ overrides: args.overrides, profile: args.profile, env: io.env, cwd: io.cwd, transport: args.listen === undefined ? 'stdio' : 'http', log });
   // Installed for the whole run and removed only after the engine closed: a second SIGTERM/SIGINT
   // during shutdown is absorbed instead of killing the process before the turns' ends are written.
   const signal = waitForSignal(log);

@@ -26,6 +26,8 @@ export const McpServerSettingsSchema = z
     http_session_idle_seconds: z.number().int().min(1).max(86_400).default(600),
     /** Most HTTP (2025-era) sessions open at once; one more `initialize` is refused with 503. */
     http_max_sessions: z.number().int().min(1).max(100_000).default(256),
+    /** Working directory of a `codex` call without `cwd` (required over HTTP, where calls must otherwise name one). */
+    default_cwd: z.string().min(1).optional(),
     /** Where the HTTP bearer token is kept (default `<home>/mcp-server.token`). */
     token_file: z.string().min(1).optional(),
   })

@@ -7,11 +7,22 @@
  * request on the 2026 era: between rounds it is detached and buffers its events.
  */
 import { randomUUID } from 'node:crypto';
-import type { Thread } from '@deputy/engine';
-import { displayCommand } from '@deputy/engine/facts';
+import type { ApprovalAnswer, Thread } from '@deputy/engine';
 import type { EngineEvent, McpElicitationRequest, McpElicitationResponse, ReviewDecision, TurnInfo } from '@deputy/protocol';
 import type { CallToolResult, ProgressToken, RequestId } from '@modelcontextprotocol/server';
-import { approvalMessage, DECLINE, decisionFromResponse, elicitationParams, elicitationResponseFrom, mcpElicitationParams, type ApprovalRouter, type ToolApprovalRequest } from './elicitation-approvals.js';
+import {
+  approvalMessage,
+  approvalSubject,
+  DECLINE,
+  decisionFromResponse,
+  elicitationParams,
+  elicitationResponseFrom,
+  mcpElicitationParams,
+  noApproverDenial,
+  type ApprovalRouter,
+  type ToolApprovalRequest,
+} from './elicitation-approvals.js';
+import { errorResult, resultContent } from './app.js';
 import type { Logger } from './log.js';
 import { ProgressReporter, progressMessage } from './progress.js';
 import { projectEvent, type CodexEvent, type McpStartupTracker } from './project-events.js';
@@ -217,7 +228,7 @@ export class TurnCall {
     this.#sendChain = this.#sendChain.then(send).catch((error: unknown) => this.options.log.debug(`notification not sent: ${String(error)}`));
   }
 
-  async #ask(request: ToolApprovalRequest, signal: AbortSignal): Promise<ReviewDecision> {
+  async #ask(request: ToolApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
     const binding = this.#binding;
     if (this.#orphaned) return 'timed_out';
     if (binding && !binding.canElicit) return this.#fallback(request);
@@ -298,18 +309,17 @@ export class TurnCall {
     return answer;
   }
 
-  #fallback(request: ToolApprovalRequest): ReviewDecision {
+  #fallback(request: ToolApprovalRequest): ApprovalAnswer {
     const fallback = this.options.settings.approval_fallback;
     const decision: ReviewDecision = fallback === 'approve' ? 'approved' : fallback === 'abort' ? 'abort' : 'denied';
-    const what =
-      request.kind === 'exec' ? `the command \`${displayCommand(request.command)}\`` : request.kind === 'mcpToolCall' ? `the MCP tool call \`${request.server}.${request.tool}\`` : 'the proposed patch';
+    const what = approvalSubject(request);
     if (this.#turnId) {
       this.thread.emit(this.#turnId, {
         type: 'warning',
         message: `The MCP client cannot answer approvals (it did not declare the elicitation capability), so ${what} was ${decision} by mcp_server.approval_fallback = "${fallback}".`,
       });
     }
-    return decision;
+    return decision === 'denied' ? noApproverDenial(request, 'the MCP client did not declare the elicitation capability, so the server could not ask anyone') : decision;
   }
 
   #settle(pending: PendingApproval, decision: ReviewDecision): void {
@@ -344,8 +354,9 @@ export class TurnCall {
 export function turnResult(threadId: string, info: TurnInfo): CallToolResult {
   if (info.status === 'completed') {
     const text = info.lastAgentMessage ?? '';
-    return { content: [{ type: 'text', text }], structuredContent: { threadId, content: text } };
+    const structuredContent = { threadId, content: text };
+    return { content: resultContent(text, structuredContent), structuredContent };
   }
   const text = info.status === 'failed' ? (info.error?.message ?? 'the turn failed') : 'Turn interrupted';
-  return { content: [{ type: 'text', text }], structuredContent: { threadId, content: text }, isError: true };
+  return errorResult(text, { threadId, content: text });
 }

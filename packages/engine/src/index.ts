@@ -3,7 +3,7 @@
  * EngineRuntime (config → model client, tools), the ApprovalPort they implement, and config
  * loading. Internals stay private.
  */
-export { fixedApprovals, type ApprovalOrigin, type ApprovalPort, type ElicitationOrigin } from './approvals/approval-port.js';
+export { decisionOf, fixedApprovals, type ApprovalAnswer, type ApprovalOrigin, type ApprovalPort, type ElicitationOrigin, type ExplainedDenial } from './approvals/approval-port.js';
 export { canonicalJson } from './config/canonical-json.js';
 export { ConfigError } from './config/errors.js';
 export { ConfigWriteError, reloadUserConfig, writeUserConfig, type ConfigEdit, type ConfigMergeStrategy, type ConfigWriteRefusal, type OverriddenKey, type UserConfigWrite, type WriteUserConfigOptions } from './config/config-write.js';

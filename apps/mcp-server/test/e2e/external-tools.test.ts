@@ -52,7 +52,7 @@ describe('MCP Inspector CLI', () => {
 
   it('calls the codex tool', async () => {
     const result = await inspect('--method', 'tools/call', '--tool-name', 'codex', '--tool-arg', 'prompt=inspected');
-    expect(result).toMatchObject({ content: [{ type: 'text', text: 'ECHO: inspected' }], structuredContent: { content: 'ECHO: inspected' } });
+    expect(result).toMatchObject({ content: [{ type: 'text', text: 'ECHO: inspected' }, { type: 'text' }], structuredContent: { content: 'ECHO: inspected' } });
   });
 });
 

@@ -5,8 +5,8 @@
  * (elicitation on the 2025 session leg, input-required rounds on 2026) and cancellation.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -132,15 +132,51 @@ describe('HTTP authentication and origin checks', () => {
   });
 });
 
+describe('the working directory of a codex call over HTTP', () => {
+  it('refuses a call without cwd, saying what to pass, and starts no thread', async () => {
+    const session = await connectV1Http(server.url, server.token, {});
+    try {
+      const before = readdirSync(harness.temp.home, { recursive: true }).filter((f) => String(f).endsWith('.jsonl')).length;
+      const refused = (await session.client.callTool({ name: 'codex', arguments: { prompt: 'run: touch nowhere.txt' } })) as { content: { text: string }[]; isError?: boolean };
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0]?.text).toMatch(/over Streamable HTTP the `codex` tool needs a `cwd` argument/);
+      expect(refused.content[0]?.text).toContain('mcp_server.default_cwd');
+      expect(existsSync(join(harness.temp.cwd, 'nowhere.txt'))).toBe(false);
+      expect(readdirSync(harness.temp.home, { recursive: true }).filter((f) => String(f).endsWith('.jsonl')).length).toBe(before);
+    } finally {
+      await session.close();
+    }
+  });
+
+  it('runs a call without cwd in mcp_server.default_cwd when it is configured', async () => {
+    const workspace = join(harness.temp.cwd, 'default-workspace');
+    await mkdir(workspace, { recursive: true });
+    const configured = await startHttpServer(harness, ['-c', `mcp_server.default_cwd=${JSON.stringify(workspace)}`]);
+    try {
+      const session = await connectV1Http(configured.url, configured.token, {});
+      try {
+        const ran = (await session.client.callTool({ name: 'codex', arguments: { prompt: 'run: touch here.txt', 'approval-policy': 'never' } })) as { content: { text: string }[] };
+        expect(ran.content[0]?.text).toMatch(/exited with code 0/);
+        expect(existsSync(join(workspace, 'here.txt'))).toBe(true);
+        expect(existsSync(join(harness.temp.cwd, 'here.txt'))).toBe(false);
+      } finally {
+        await session.close();
+      }
+    } finally {
+      await configured.stop();
+    }
+  });
+});
+
 describe('SDK clients over HTTP', () => {
   it('runs a 2025-era session: turn, events, approval by elicitation, and cancellation', async () => {
     const session = await connectV1Http(server.url, server.token, { elicit: async () => ({ action: 'accept', content: {} }) });
     try {
-      const echo = (await session.client.callTool({ name: 'codex', arguments: { prompt: 'over http' } })) as unknown as { structuredContent: { threadId: string; content: string } };
+      const echo = (await session.client.callTool({ name: 'codex', arguments: { prompt: 'over http', cwd: harness.temp.cwd } })) as unknown as { structuredContent: { threadId: string; content: string } };
       expect(echo.structuredContent.content).toBe('ECHO: over http');
       expect(session.notifications.some((n) => n.method === 'codex/event' && (n.params?.msg as { type: string }).type === 'task_complete')).toBe(true);
 
-      const approved = (await session.client.callTool({ name: 'codex', arguments: { prompt: 'run: touch http.txt', 'approval-policy': 'untrusted' } })) as { content: { text: string }[] };
+      const approved = (await session.client.callTool({ name: 'codex', arguments: { prompt: 'run: touch http.txt', 'approval-policy': 'untrusted', cwd: harness.temp.cwd } })) as { content: { text: string }[] };
       expect(approved.content[0]?.text).toMatch(/exited with code 0/);
       expect(session.elicitations).toHaveLength(1);
       // The SDK client hands its handler the standard fields only; the wire carries the codex_* ones.
@@ -165,9 +201,9 @@ describe('SDK clients over HTTP', () => {
     const session = await connectV2Http(server.url, server.token, { elicit: async () => ({ action: 'accept', content: {} }) });
     try {
       expect(session.client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
-      const echo = (await session.client.callTool({ name: 'codex', arguments: { prompt: 'modern http' } })) as unknown as { structuredContent: { content: string } };
+      const echo = (await session.client.callTool({ name: 'codex', arguments: { prompt: 'modern http', cwd: harness.temp.cwd } })) as unknown as { structuredContent: { content: string } };
       expect(echo.structuredContent.content).toBe('ECHO: modern http');
-      const approved = (await session.client.callTool({ name: 'codex', arguments: { prompt: 'run: touch http2.txt', 'approval-policy': 'untrusted' } })) as { content: { text: string }[] };
+      const approved = (await session.client.callTool({ name: 'codex', arguments: { prompt: 'run: touch http2.txt', 'approval-policy': 'untrusted', cwd: harness.temp.cwd } })) as { content: { text: string }[] };
       expect(approved.content[0]?.text).toMatch(/exited with code 0/);
       expect(session.elicitations).toHaveLength(1);
       expect(existsSync(join(harness.temp.cwd, 'http2.txt'))).toBe(true);

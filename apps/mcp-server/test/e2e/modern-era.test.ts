@@ -133,7 +133,7 @@ describe('a 2026-07-28 client without the elicitation capability', () => {
     const plain = await connectV2(harness.env(), harness.temp.cwd, { elicitation: false });
     try {
       const result = (await plain.client.callTool({ name: 'codex', arguments: { prompt: 'run: touch modern.txt', 'approval-policy': 'untrusted' } })) as Result;
-      expect(result.content[0]?.text).toBe('TOOL_RESULT: rejected by user');
+      expect(result.content[0]?.text).toMatch(/^TOOL_RESULT: No approver was available: .*mcp_server\.approval_fallback = "approve"/s);
       const warnings = plain.notifications.filter((n) => (n.params?.msg as { type?: string } | undefined)?.type === 'warning').map((n) => (n.params?.msg as { message: string }).message);
       expect(warnings.some((m) => m.includes('approval_fallback'))).toBe(true);
       expect(existsSync(join(harness.temp.cwd, 'modern.txt'))).toBe(false);

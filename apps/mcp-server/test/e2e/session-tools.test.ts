@@ -52,7 +52,7 @@ describe('session tools', () => {
 
     const interrupted = await call('codex-interrupt', { threadId });
     expect(interrupted.structuredContent).toEqual({ threadId, interrupted: true, turnId: status.runningTurnId });
-    expect(await waiting).toMatchObject({ isError: true, content: [{ text: 'Turn interrupted' }] });
+    expect(await waiting).toMatchObject({ isError: true, content: [{ text: 'Turn interrupted' }, { type: 'text' }] });
     expect((await call('codex-interrupt', { threadId })).structuredContent).toEqual({ threadId, interrupted: false, turnId: null });
     expect(((await call('codex-status', { threadId })).structuredContent as { state: string }).state).toBe('idle');
   });

@@ -44,7 +44,9 @@ describe('an echo turn', () => {
       await raw.initialize();
       const response = await raw.request(7, 'tools/call', { name: 'codex', arguments: { prompt: 'hello there', cwd: harness.temp.cwd } });
       const threadId = (response.result?.structuredContent as { threadId: string }).threadId;
-      expect(response.result).toEqual({ content: [{ type: 'text', text: 'ECHO: hello there' }], structuredContent: { threadId, content: 'ECHO: hello there' } });
+      // The structured result also comes as a second text block, for hosts whose model sees only text.
+      const structuredContent = { threadId, content: 'ECHO: hello there' };
+      expect(response.result).toEqual({ content: [{ type: 'text', text: 'ECHO: hello there' }, { type: 'text', text: JSON.stringify(structuredContent) }], structuredContent });
       expect(threadId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/);
 
       const notes = raw.messages.filter((m) => m.method === 'codex/event');
@@ -104,7 +106,8 @@ describe('codex-reply', () => {
     const first = await call('codex', { prompt: 'one' });
     const threadId = first.structuredContent?.threadId as string;
     const byThread = await call('codex-reply', { prompt: 'two', threadId });
-    expect(byThread).toEqual({ content: [{ type: 'text', text: 'ECHO: two' }], structuredContent: { threadId, content: 'ECHO: two' } });
+    const structuredContent = { threadId, content: 'ECHO: two' };
+    expect(byThread).toEqual({ content: [{ type: 'text', text: 'ECHO: two' }, { type: 'text', text: JSON.stringify(structuredContent) }], structuredContent });
     const byConversation = await call('codex-reply', { prompt: 'three', conversationId: threadId });
     expect(byConversation.structuredContent).toEqual({ threadId, content: 'ECHO: three' });
     const both = await call('codex-reply', { prompt: 'four', threadId, conversationId: '00000000-0000-7000-8000-000000000000' });
@@ -133,9 +136,10 @@ describe('codex-reply', () => {
     );
     const unknownId = '0190ad52-2a2f-7d6b-9f3e-6c1b2a3d4e5f';
     const unknown = await call('codex-reply', { prompt: 'x', threadId: unknownId });
+    const structuredContent = { threadId: unknownId, content: `Session not found for thread_id: ${unknownId}` };
     expect(unknown).toEqual({
-      content: [{ type: 'text', text: `Session not found for thread_id: ${unknownId}` }],
-      structuredContent: { threadId: unknownId, content: `Session not found for thread_id: ${unknownId}` },
+      content: [{ type: 'text', text: `Session not found for thread_id: ${unknownId}` }, { type: 'text', text: JSON.stringify(structuredContent) }],
+      structuredContent,
       isError: true,
     });
   });
@@ -222,7 +226,8 @@ describe('persistence', () => {
     const second = await connectV1({ env: harness.env(), cwd: harness.temp.cwd });
     try {
       const reply = await call('codex-reply', { prompt: 'what was the word?', threadId }, second);
-      expect(reply).toEqual({ content: [{ type: 'text', text: 'ECHO: what was the word?' }], structuredContent: { threadId, content: 'ECHO: what was the word?' } });
+      const structuredContent = { threadId, content: 'ECHO: what was the word?' };
+      expect(reply).toEqual({ content: [{ type: 'text', text: 'ECHO: what was the word?' }, { type: 'text', text: JSON.stringify(structuredContent) }], structuredContent });
       expect(JSON.stringify(harness.model.requests.at(-1)?.body.input)).toContain('remember the word kiwi');
     } finally {
       await second.close();

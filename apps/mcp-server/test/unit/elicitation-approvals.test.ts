@@ -100,9 +100,11 @@ describe('ApprovalRouter', () => {
     const signal = new AbortController().signal;
     const stop = router.route('turn-1', async () => 'approved');
     expect(await router.requestExec(exec, { threadId: 'T', turnId: 'turn-1', approvalId: 'a' }, signal)).toBe('approved');
-    expect(await router.requestPatch(patch, { threadId: 'T', turnId: 'turn-2', approvalId: 'b' }, signal)).toBe('denied');
+    // Nobody to ask: a denial that tells the model so, not "rejected by user".
+    const unrouted = { decision: 'denied', note: expect.stringMatching(/^No approver was available: no MCP client request is attached to this turn/) };
+    expect(await router.requestPatch(patch, { threadId: 'T', turnId: 'turn-2', approvalId: 'b' }, signal)).toEqual(unrouted);
     stop();
-    expect(await router.requestExec(exec, { threadId: 'T', turnId: 'turn-1', approvalId: 'c' }, signal)).toBe('denied');
+    expect(await router.requestExec(exec, { threadId: 'T', turnId: 'turn-1', approvalId: 'c' }, signal)).toEqual(unrouted);
   });
 });
 

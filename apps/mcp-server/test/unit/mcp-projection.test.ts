@@ -159,7 +159,7 @@ describe('MCP tool call approvals as elicitations', () => {
     const router = new ApprovalRouter();
     const signal = new AbortController().signal;
     const origin = { threadId: 't', turnId: 'turn', approvalId: 'a' };
-    expect(await router.requestMcpToolCall(APPROVAL, origin, signal)).toBe('denied');
+    expect(await router.requestMcpToolCall(APPROVAL, origin, signal)).toMatchObject({ decision: 'denied', note: expect.stringMatching(/the MCP tool call `/i) });
     const stop = router.route(
       'turn',
       async (request) => (request.kind === 'mcpToolCall' ? 'approved_for_session' : 'denied'),

@@ -31,15 +31,33 @@ export interface ElicitationOrigin {
   approvalId: string;
 }
 
+/**
+ * A denial that tells the model why, in place of the reference's "rejected by user": a front
+ * door that could not ask anybody (no approver was available) says so and how to allow it.
+ */
+export interface ExplainedDenial {
+  decision: 'denied';
+  /** What the model reads as the tool's output. */
+  note: string;
+}
+
+/** What a port answers: a decision, or a denial with its explanation. */
+export type ApprovalAnswer = ReviewDecision | ExplainedDenial;
+
+/** The decision of an answer. */
+export function decisionOf(answer: ApprovalAnswer): ReviewDecision {
+  return typeof answer === 'string' ? answer : answer.decision;
+}
+
 /** The port a front door implements. Implementations must settle when `signal` aborts. */
 export interface ApprovalPort {
-  requestExec(request: Extract<ApprovalRequest, { kind: 'exec' }>, origin: ApprovalOrigin, signal: AbortSignal): Promise<ReviewDecision>;
-  requestPatch(request: Extract<ApprovalRequest, { kind: 'patch' }>, origin: ApprovalOrigin, signal: AbortSignal): Promise<ReviewDecision>;
+  requestExec(request: Extract<ApprovalRequest, { kind: 'exec' }>, origin: ApprovalOrigin, signal: AbortSignal): Promise<ApprovalAnswer>;
+  requestPatch(request: Extract<ApprovalRequest, { kind: 'patch' }>, origin: ApprovalOrigin, signal: AbortSignal): Promise<ApprovalAnswer>;
   /**
    * An MCP tool call to approve. Optional: a front door that does not implement it declines
    * every such call (the engine answers `denied` without asking).
    */
-  requestMcpToolCall?(request: McpToolCallApprovalRequest, origin: ApprovalOrigin, signal: AbortSignal): Promise<ReviewDecision>;
+  requestMcpToolCall?(request: McpToolCallApprovalRequest, origin: ApprovalOrigin, signal: AbortSignal): Promise<ApprovalAnswer>;
   /**
    * An MCP server's elicitation for the user. Optional: a front door that does not implement it
    * makes the engine answer `decline` at once.

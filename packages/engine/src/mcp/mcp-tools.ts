@@ -172,6 +172,7 @@ export class McpToolSource implements ToolSource {
           canRemember: mode !== 'prompt',
         }, this.manager.options.approvalTimeoutMs ?? 0)
       : 'denied';
+    if (typeof answer === 'object') return answer.note;
     if (answer === 'approved') return null;
     if (answer === 'approved_and_remember') {
       if (mode === 'prompt') return null;

@@ -4,7 +4,8 @@
  * these are its only writers besides the thread's own restore and rollback). Knows the thread only through `ScopeHost`, so it
  * imports no value from thread.ts.
  */
-import type { ApprovalRequest, EngineEventBody, ReviewDecision, ThreadTokenUsage, UserInput } from '@deputy/protocol';
+import type { ApprovalRequest, EngineEventBody, ThreadTokenUsage, UserInput } from '@deputy/protocol';
+import type { ApprovalAnswer } from '../approvals/approval-port.js';
 import type { ResponseItem } from '../model/types.js';
 import type { TurnRecord } from './thread-types.js';
 import type { ActiveTurn, TurnDeps, TurnScope } from './turn-scope.js';
@@ -14,7 +15,7 @@ export interface ThreadWrites {
   record(item: ResponseItem, turnId: string): void;
   recordContext(items: readonly ResponseItem[], contextKey: string, turnId: string): void;
   replaceHistory(summary: string, items: readonly ResponseItem[], contextKey: string, turnId: string): void;
-  requestApproval(turnId: string, request: ApprovalRequest, signal: AbortSignal): Promise<ReviewDecision>;
+  requestApproval(turnId: string, request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer>;
 }
 
 /** What a turn's scope reads of its thread. */
@@ -77,7 +78,7 @@ export class ThreadTurnScope implements TurnScope {
   replaceHistory(summary: string, items: readonly ResponseItem[], contextKey: string): void {
     this.#writes.replaceHistory(summary, items, contextKey, this.turn.id);
   }
-  requestApproval(request: ApprovalRequest): Promise<ReviewDecision> {
+  requestApproval(request: ApprovalRequest): Promise<ApprovalAnswer> {
     return this.#writes.requestApproval(this.turn.id, request, this.turn.controller.signal);
   }
 }

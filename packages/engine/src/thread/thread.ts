@@ -9,7 +9,8 @@ import { v7 as uuidv7 } from 'uuid';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { McpServerConfig } from '../mcp/config.js';
 import type { McpServerStatus } from '../mcp/manager.js';
-import type { ApprovalRequest, EngineEvent, EngineEventBody, ReviewDecision, ThreadTokenUsage, TurnInfo, UserInput } from '@deputy/protocol';
+import type { ApprovalRequest, EngineEvent, EngineEventBody, ThreadTokenUsage, TurnInfo, UserInput } from '@deputy/protocol';
+import { decisionOf, type ApprovalAnswer } from '../approvals/approval-port.js';
 import { NoActiveTurnError, TurnInProgressError, TurnMismatchError, TurnNotSteerableError, InvalidInputError } from '../errors.js';
 import { EventStream } from '../events/event-stream.js';
 import type { ResponseItem } from '../model/types.js';
@@ -314,25 +315,25 @@ export class Thread {
   }
 
   /** Asks the approval port, emitting approval events; settles as `abort` when the turn aborts. */
-  async #requestApproval(turnId: string, request: ApprovalRequest, signal: AbortSignal): Promise<ReviewDecision> {
+  async #requestApproval(turnId: string, request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
     const approvalId = uuidv7();
     this.pendingApprovals.set(approvalId, { approvalId, turnId, request });
     this.emit(turnId, { type: 'approval.requested', approvalId, request });
     const origin = { threadId: this.id, turnId, approvalId };
-    let decision: ReviewDecision;
+    let answer: ApprovalAnswer;
     try {
       const asked =
         request.kind === 'exec'
           ? this.deps.approvals.requestExec(request, origin, signal)
           : this.deps.approvals.requestPatch(request, origin, signal);
-      decision = await raceAbort(asked, signal);
+      answer = await raceAbort(asked, signal);
     } catch {
-      decision = signal.aborted ? 'abort' : 'denied';
+      answer = signal.aborted ? 'abort' : 'denied';
     } finally {
       this.pendingApprovals.delete(approvalId);
     }
-    this.emit(turnId, { type: 'approval.resolved', approvalId, decision });
-    return decision;
+    this.emit(turnId, { type: 'approval.resolved', approvalId, decision: decisionOf(answer) });
+    return answer;
   }
 
   /** Closes the thread: interrupts a running turn and releases its processes. */

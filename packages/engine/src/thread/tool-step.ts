@@ -10,11 +10,11 @@ import type {
   DynamicToolCallRequest,
   DynamicToolCallResponse,
   McpToolCallApprovalRequest,
-  ReviewDecision,
   ThreadItem,
   UserInputRequest,
   UserInputResponse,
 } from '@deputy/protocol';
+import type { ApprovalAnswer } from '../approvals/approval-port.js';
 import { v7 as uuidv7 } from 'uuid';
 import type { FunctionOutputContent, ResponseItem } from '../model/types.js';
 import type { ToolContext, ToolOutput } from '../tools/types.js';
@@ -58,7 +58,7 @@ export function toolContext(scope: TurnScope, call: ToolCall, openItems: Map<str
  * Asks the thread's port about an MCP tool call. A port without `requestMcpToolCall` (a front
  * door that does not know the kind yet) declines; an abort or the answer timeout settles as `abort`.
  */
-async function askMcpApproval(scope: TurnScope, request: McpToolCallApprovalRequest, timeoutMs = 0): Promise<ReviewDecision> {
+async function askMcpApproval(scope: TurnScope, request: McpToolCallApprovalRequest, timeoutMs = 0): Promise<ApprovalAnswer> {
   const port = scope.deps.approvals;
   const turnSignal = scope.turn.controller.signal;
   if (!port?.requestMcpToolCall) return 'denied';

@@ -5,8 +5,9 @@
  * give the model (additional context as developer messages, a `Stop` hook's continuation as a
  * `hookPrompt` item and a user message). A turn without extensions (tests, reviews) runs no hook.
  */
+import type { ApprovalAnswer } from '../approvals/approval-port.js';
 import { v4 as uuidv4 } from 'uuid';
-import type { ApprovalRequest, ReviewDecision, ThreadItem, UserInput } from '@deputy/protocol';
+import type { ApprovalRequest, ThreadItem, UserInput } from '@deputy/protocol';
 import { scriptOf } from '../exec/shell.js';
 import { runHooks, type HookOutcome, type HookRequest } from '../hooks/hook-runner.js';
 import { mentionedSkills, renderSkillsInstructions, skillInjections } from '../skills/instructions.js';
@@ -129,7 +130,7 @@ export function hookToolOf(name: string, rawInput: string): HookTool | null {
  * Asks for an approval, letting `PermissionRequest` hooks decide first: a hook's `deny` declines
  * and its `allow` approves without asking anyone; without a decision the user is asked.
  */
-export async function requestApprovalWithHooks(scope: TurnScope, request: ApprovalRequest): Promise<ReviewDecision> {
+export async function requestApprovalWithHooks(scope: TurnScope, request: ApprovalRequest): Promise<ApprovalAnswer> {
   const input = request.kind === 'exec' ? { command: scriptOf(request.command), description: request.reason } : { command: request.changes.map((c) => c.path).join('\n'), description: request.reason };
   const toolName = request.kind === 'exec' ? 'Bash' : 'apply_patch';
   const matcherInputs = request.kind === 'exec' ? ['Bash'] : ['apply_patch', 'Write', 'Edit'];

@@ -5,8 +5,9 @@
  * tests make fake ones. A leaf module: types only, no value imports, so the turn modules depend
  * on it and never on `thread.ts`.
  */
-import type { ApprovalRequest, EngineEventBody, ReviewDecision, ThreadTokenUsage, UserInput } from '@deputy/protocol';
+import type { ApprovalRequest, EngineEventBody, ThreadTokenUsage, UserInput } from '@deputy/protocol';
 import type { HookEntry } from '../hooks/discovery.js';
+import type { ApprovalAnswer } from '../approvals/approval-port.js';
 import type { ResponseItem } from '../model/types.js';
 import type { SkillSet } from '../skills/discovery.js';
 import type { ToolRegistry } from '../tools/registry.js';
@@ -97,5 +98,5 @@ export interface TurnScope {
    */
   replaceHistory(summary: string, items: readonly ResponseItem[], contextKey: string): void;
   /** Asks the approval port, emitting approval events; settles as `abort` when the turn aborts. */
-  requestApproval(request: ApprovalRequest): Promise<ReviewDecision>;
+  requestApproval(request: ApprovalRequest): Promise<ApprovalAnswer>;
 }

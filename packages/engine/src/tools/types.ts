@@ -10,11 +10,11 @@ import type {
   DynamicToolCallResponse,
   EngineEventBody,
   McpToolCallApprovalRequest,
-  ReviewDecision,
   SandboxPolicy,
   UserInputRequest,
   UserInputResponse,
 } from '@deputy/protocol';
+import type { ApprovalAnswer } from '../approvals/approval-port.js';
 import type { FunctionOutputContent, ToolSpec } from '../model/types.js';
 
 /** What a tool call returns to the model. */
@@ -51,12 +51,12 @@ export interface ToolContext {
   /** Publishes an event of this turn (the thread stamps ids and seq, and persists facts first). */
   emit(event: EngineEventBody): void;
   /** Asks the front door for a decision (through the thread's ApprovalPort), emitting the events. */
-  requestApproval(request: ApprovalRequest): Promise<ReviewDecision>;
+  requestApproval(request: ApprovalRequest): Promise<ApprovalAnswer>;
   /**
    * Asks the front door about an MCP tool call; `denied` at once when the port cannot ask;
    * `abort` when `timeoutMs` (> 0) passes without an answer (the request is withdrawn).
    */
-  requestMcpApproval?(request: McpToolCallApprovalRequest, timeoutMs?: number): Promise<ReviewDecision>;
+  requestMcpApproval?(request: McpToolCallApprovalRequest, timeoutMs?: number): Promise<ApprovalAnswer>;
   /**
    * Asks the front door's clients to run a client-provided tool: their answer, or a reason it
    * has none (`cancelled`: nobody answered or can answer; `timedOut`: the answer timeout passed).

@@ -8,8 +8,11 @@ import type { ApprovalRequest, ReviewDecision } from '@deputy/protocol';
 import { FatalToolError, type ToolContext } from '../types.js';
 import type { ShellServices } from './services.js';
 
-/** The outcome of asking. */
-export type ApprovalOutcome = 'proceed' | 'declined' | 'timed_out' | 'aborted';
+/** The outcome of asking; `{ declined: note }` is a denial that tells the model why. */
+export type ApprovalOutcome = 'proceed' | 'declined' | 'timed_out' | 'aborted' | { declined: string };
+
+/** An outcome that does not let the action run. */
+export type Refusal = Exclude<ApprovalOutcome, 'proceed'>;
 
 /** What the model reads when the user denied a command (reference wording). */
 export const COMMAND_REJECTED_TEXT = 'rejected by user';
@@ -23,7 +26,8 @@ export const APPROVAL_TIMED_OUT_TEXT =
   'the approval request timed out before anyone answered; this does not mean the action was judged unsafe. You may retry once, or ask the user for guidance or explicit approval.';
 
 /** The model-facing text of a refusal that is not an abort. */
-export function refusalText(outcome: 'declined' | 'timed_out', kind: 'exec' | 'patch'): string {
+export function refusalText(outcome: Exclude<Refusal, 'aborted'>, kind: 'exec' | 'patch'): string {
+  if (typeof outcome === 'object') return outcome.declined;
   if (outcome === 'timed_out') return APPROVAL_TIMED_OUT_TEXT;
   return kind === 'exec' ? COMMAND_REJECTED_TEXT : PATCH_REJECTED_TEXT;
 }
@@ -40,7 +44,9 @@ export async function askApproval(
   request: ApprovalRequest,
   remember: { argv?: string[]; prefixRule?: string[] | null; paths?: string[] },
 ): Promise<ApprovalOutcome> {
-  const decision: ReviewDecision = await ctx.requestApproval(request);
+  const answer = await ctx.requestApproval(request);
+  if (typeof answer === 'object') return { declined: answer.note };
+  const decision: ReviewDecision = answer;
   switch (decision) {
     case 'approved':
       return 'proceed';

@@ -18,7 +18,7 @@ import { extractHeredocPatch } from '../apply-patch/heredoc.js';
 import { defineFunctionTool } from '../define-tool.js';
 import { runPatch } from '../patch-tool.js';
 import { FatalToolError, type ToolContext, type ToolOutput } from '../types.js';
-import { abortTurn, askApproval, refusalText } from './approval-flow.js';
+import { abortTurn, askApproval, refusalText, type Refusal } from './approval-flow.js';
 import type { ShellServices } from './services.js';
 
 /** Default wait before a running command returns a session id. */
@@ -166,7 +166,7 @@ async function execCommand(args: ExecCommandArgs, ctx: ToolContext, services: Sh
 function declined(
   ctx: ToolContext,
   item: Extract<ThreadItem, { type: 'commandExecution' }>,
-  outcome: 'declined' | 'timed_out' | 'aborted',
+  outcome: Refusal,
   isNewItem: boolean,
 ): ToolOutput {
   const now = Date.now();
