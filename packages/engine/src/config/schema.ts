@@ -82,6 +82,8 @@ const sharedShape = {
   mcp_elicitation_timeout_sec: z.number().min(0).optional(),
   /** Namespaces over 40 chars become 26 chars + a hash, so long server names keep readable tool names (default false). */
   mcp_readable_long_names: z.boolean().optional(),
+  /** `[features]`: switches named as in Codex; Deputy reads `shell_snapshot` (default true) and ignores the others. */
+  features: z.object({ shell_snapshot: z.boolean().optional() }).loose().optional(),
 };
 
 /** `[profiles.<name>]`: a named set of keys that overlays the top level. */

@@ -326,7 +326,7 @@ export class ThreadManager {
       append: (fact) => writer.append(rolloutLine(fact.type as never, fact.payload as never)),
     };
     const writableRoots = settings.sandboxPolicy.type === 'workspace-write' ? settings.sandboxPolicy.writableRoots : [];
-    const services = this.runtime.createThreadServices({ cwd: settings.cwd, writableRoots });
+    const services = this.runtime.createThreadServices({ cwd: settings.cwd, writableRoots, threadId: meta.id });
     const thread: Thread = new Thread(meta, settings, {
       // Bound now: a config change later leaves this thread on its provider and catalogue facts.
       ...this.runtime.threadModel(),
@@ -335,6 +335,7 @@ export class ThreadManager {
       tools: services.tools,
       childEnv: () => services.services.childEnv(),
       execSessions: services.services.sessions,
+      onTurnStart: (s) => services.prewarmShell(s.cwd, s.sandboxPolicy),
       mcp: services.mcp,
       onActivity: (t) => this.index.touch(t.id, t.updatedAtMs, t.preview || undefined),
       onClose: async () => {

@@ -10,7 +10,7 @@ import type { ModelClient } from '../model/types.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { McpManager } from '../mcp/manager.js';
 import type { RolloutSink } from './rollout-sink.js';
-import type { TurnOverrides } from './settings.js';
+import type { ThreadSettings, TurnOverrides } from './settings.js';
 
 /** What the model runs on, as the catalogue describes it. */
 export interface ModelInfo {
@@ -49,6 +49,8 @@ export interface ThreadDeps {
   mcp?: McpManager;
   /** The exec sessions of the thread's shell tools (its background terminals); absent without them. */
   execSessions?: ExecSessionManager;
+  /** Called as a regular turn starts, with its settings (starts taking the shell snapshot). */
+  onTurnStart?(settings: ThreadSettings): void;
 }
 
 /** Static facts about a thread. */

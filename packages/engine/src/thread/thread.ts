@@ -245,6 +245,7 @@ export class Thread {
       pendingHistory: [],
       ...(review ? { review } : {}),
     };
+    if (kind === 'regular') this.deps.onTurnStart?.(this.settings);
     const scope = new ThreadTurnScope(this, turn, this.#writes);
     this.#active = scope;
     const done = runTurn(scope, input).finally(() => {
