@@ -7,7 +7,7 @@
 // 100 MiB thread; prints medians/p95 with ratios to the reference and the issue's targets.
 //   pnpm build && node scripts/bench/app-server.mjs [--quick] [--threads N] [--store N]
 //     [--megabytes N] [--turns N] [--only deputy|reference]
-//     [--sections startup,echo,tool,shell,shell10,concurrent,store,big]
+//     [--sections startup,cli-startup,echo,tool,shell,shell10,concurrent,store,big]
 // `shell`/`shell10`: a one-command and a ten-command turn in the default shell (login shell, or
 // the shell snapshot), where the reference pays its own default the same way.
 import { makeWorkDir, measureBigResume, measureConcurrent, measureStartup, measureStore, measureTurns } from './lib/app-server-suite.mjs';
@@ -27,7 +27,7 @@ const settings = {
   megabytes: numberFlag(argv, 'megabytes', quick ? 10 : 100),
   bigRuns: numberFlag(argv, 'big-runs', quick ? 2 : 3),
 };
-const SECTIONS = ['startup', 'echo', 'tool', 'shell', 'shell10', 'concurrent', 'store', 'big'];
+const SECTIONS = ['startup', 'cli-startup', 'echo', 'tool', 'shell', 'shell10', 'concurrent', 'store', 'big'];
 const sections = argv.includes('--sections') ? argv[argv.indexOf('--sections') + 1].split(',') : SECTIONS;
 const unknownSections = sections.filter((name) => !SECTIONS.includes(name));
 if (unknownSections.length > 0) {
@@ -60,6 +60,8 @@ try {
     const ctx = { kind, bin, cwd: work.dir, modelUrl: model.url };
     const measure = {
       startup: () => measureStartup(ctx, settings.startupRuns),
+      // Through `deputy app-server` (the CLI entry); the reference's row is its binary again.
+      'cli-startup': () => measureStartup({ ...ctx, viaCli: true }, settings.startupRuns),
       echo: () => measureTurns(ctx, 'hello bench', { warmup: 5, runs: settings.turns }),
       tool: () => measureTurns(ctx, 'run: echo hi', { warmup: 3, runs: settings.turns }),
       // The default shell (a login shell per command, or the thread's shell snapshot).
@@ -104,6 +106,7 @@ const atMost = (factor) => (a, b) => (b === null || b === undefined ? null : a <
 const under = (limit) => (a) => a < limit;
 const rows = [
   row('spawn → initialize (median ms)', (r) => r.startup.startup.median, 1, '≤ 2.5×', atMost(2.5)),
+  row('`deputy app-server` spawn → initialize (median ms)', (r) => r['cli-startup'].startup.median, 1, '≤ 2.0×', atMost(2.0)),
   row('idle RSS (median MiB)', (r) => (r.startup.idleRssKb ? r.startup.idleRssKb.median / 1024 : null), 1, '≤ 1.5×', atMost(1.5)),
   row('echo turn (median ms)', (r) => r.echo.median, 1, '≤ 1.0×', atMost(1.0)),
   row('echo turn (p95 ms)', (r) => r.echo.p95, 1, '', () => null),
