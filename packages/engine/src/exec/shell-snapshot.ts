@@ -175,6 +175,8 @@ async function runConfined(argv: string[], request: SnapshotRequest, readablePat
   const chunks: Buffer[] = [];
   const errors: Buffer[] = [];
   let size = 0;
+  // Output may arrive before `spawn` resolves; the cap then takes effect from the next chunk on.
+  let started: ExecChild | null = null;
   const child = await ExecChild.spawn({
     argv,
     cwd: request.cwd,
@@ -186,12 +188,13 @@ async function runConfined(argv: string[], request: SnapshotRequest, readablePat
     onOutput: (stream, bytes) => {
       size += bytes.length;
       if (size > MAX_CAPTURE_BYTES) {
-        void child.terminate();
+        void started?.terminate();
         return;
       }
       (stream === 'stdout' ? chunks : errors).push(bytes);
     },
   });
+  started = child;
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), SNAPSHOT_TIMEOUT_MS);
