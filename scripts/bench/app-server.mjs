@@ -7,7 +7,9 @@
 // 100 MiB thread; prints medians/p95 with ratios to the reference and the issue's targets.
 //   pnpm build && node scripts/bench/app-server.mjs [--quick] [--threads N] [--store N]
 //     [--megabytes N] [--turns N] [--only deputy|reference]
-//     [--sections startup,echo,tool,concurrent,store,big]
+//     [--sections startup,cli-startup,echo,tool,shell,shell10,concurrent,store,big]
+// `shell`/`shell10`: a one-command and a ten-command turn in the default shell (login shell, or
+// the shell snapshot), where the reference pays its own default the same way.
 import { makeWorkDir, measureBigResume, measureConcurrent, measureStartup, measureStore, measureTurns } from './lib/app-server-suite.mjs';
 import { startBenchModel } from './lib/model-script.mjs';
 import { findCodexBinary, missingDist, requireDist } from './lib/paths.mjs';
@@ -25,7 +27,7 @@ const settings = {
   megabytes: numberFlag(argv, 'megabytes', quick ? 10 : 100),
   bigRuns: numberFlag(argv, 'big-runs', quick ? 2 : 3),
 };
-const SECTIONS = ['startup', 'echo', 'tool', 'concurrent', 'store', 'big'];
+const SECTIONS = ['startup', 'cli-startup', 'echo', 'tool', 'shell', 'shell10', 'concurrent', 'store', 'big'];
 const sections = argv.includes('--sections') ? argv[argv.indexOf('--sections') + 1].split(',') : SECTIONS;
 const unknownSections = sections.filter((name) => !SECTIONS.includes(name));
 if (unknownSections.length > 0) {
@@ -58,8 +60,13 @@ try {
     const ctx = { kind, bin, cwd: work.dir, modelUrl: model.url };
     const measure = {
       startup: () => measureStartup(ctx, settings.startupRuns),
+      // Through `deputy app-server` (the CLI entry); the reference's row is its binary again.
+      'cli-startup': () => measureStartup({ ...ctx, viaCli: true }, settings.startupRuns),
       echo: () => measureTurns(ctx, 'hello bench', { warmup: 5, runs: settings.turns }),
       tool: () => measureTurns(ctx, 'run: echo hi', { warmup: 3, runs: settings.turns }),
+      // The default shell (a login shell per command, or the thread's shell snapshot).
+      shell: () => measureTurns(ctx, 'shell: echo hi', { warmup: 3, runs: settings.turns }),
+      shell10: () => measureTurns(ctx, 'shell10: echo hi', { warmup: 1, runs: Math.max(3, Math.ceil(settings.turns / 3)) }),
       concurrent: () => measureConcurrent(ctx, settings.concurrent),
       store: () => measureStore(ctx, settings.store, settings.storeRuns, log),
       big: () => measureBigResume(ctx, settings.megabytes, settings.bigRuns, log),
@@ -99,11 +106,16 @@ const atMost = (factor) => (a, b) => (b === null || b === undefined ? null : a <
 const under = (limit) => (a) => a < limit;
 const rows = [
   row('spawn → initialize (median ms)', (r) => r.startup.startup.median, 1, '≤ 2.5×', atMost(2.5)),
+  row('`deputy app-server` spawn → initialize (median ms)', (r) => r['cli-startup'].startup.median, 1, '≤ 2.0×', atMost(2.0)),
   row('idle RSS (median MiB)', (r) => (r.startup.idleRssKb ? r.startup.idleRssKb.median / 1024 : null), 1, '≤ 1.5×', atMost(1.5)),
   row('echo turn (median ms)', (r) => r.echo.median, 1, '≤ 1.0×', atMost(1.0)),
   row('echo turn (p95 ms)', (r) => r.echo.p95, 1, '', () => null),
   row('one-tool turn (median ms)', (r) => r.tool.median, 1, '≤ 1.0×', atMost(1.0)),
   row('one-tool turn (p95 ms)', (r) => r.tool.p95, 1, '', () => null),
+  row('one-tool turn, default shell (median ms)', (r) => r.shell.median, 1, '≤ 0.5×', atMost(0.5)),
+  row('one-tool turn, default shell (p95 ms)', (r) => r.shell.p95, 1, '', () => null),
+  row('ten-command turn, default shell (median ms)', (r) => r.shell10.median, 1, '≤ 0.3×', atMost(0.3)),
+  row('ten-command turn, default shell (p95 ms)', (r) => r.shell10.p95, 1, '', () => null),
   row(`${settings.concurrent} concurrent turns: wall (ms)`, (r) => r.concurrent.wallMs, 0, '≤ 0.5×', atMost(0.5)),
   row(`${settings.concurrent} concurrent turns: turns/s`, (r) => r.concurrent.throughput, 1, '', () => null),
   row(`${settings.concurrent} concurrent turns: p99 (ms)`, (r) => r.concurrent.latency.p99, 0, '', () => null),

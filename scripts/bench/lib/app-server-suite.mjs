@@ -16,7 +16,7 @@ import { writeCodexBigThread, writeCodexStore, writeDeputyBigThread, writeDeputy
 
 /** Runs `fn(client)` against a fresh server on `home`, then closes it. */
 async function withServer(ctx, home, fn) {
-  const client = spawnAppServer(serverSpawnOptions(ctx.kind, home, { bin: ctx.bin, cwd: ctx.cwd }));
+  const client = spawnAppServer(serverSpawnOptions(ctx.kind, home, { bin: ctx.bin, cwd: ctx.cwd, viaCli: ctx.viaCli }));
   try {
     return await fn(client);
   } finally {

@@ -38,10 +38,12 @@ export async function makeHome(kind, modelUrl) {
  * The spawn options of a server: `kind` is `deputy` or `reference`; `bin` is the reference
  * binary (ignored for ours).
  */
-export function serverSpawnOptions(kind, home, { bin, cwd } = {}) {
+export function serverSpawnOptions(kind, home, { bin, cwd, viaCli = false } = {}) {
   const env = { ...process.env, RUST_LOG: 'error', NO_COLOR: '1' };
   if (kind === 'deputy') {
-    return { label: 'deputy', command: process.execPath, args: [distPath('appServer'), '--listen', 'stdio://'], env: { ...env, DEPUTY_HOME: home }, cwd };
+    // `viaCli`: the command users run, `deputy app-server`, instead of the server's own bin.
+    const entry = viaCli ? [distPath('cli'), 'app-server'] : [distPath('appServer')];
+    return { label: 'deputy', command: process.execPath, args: [...entry, '--listen', 'stdio://'], env: { ...env, DEPUTY_HOME: home }, cwd };
   }
   return { label: 'reference', command: bin, args: ['app-server', '--listen', 'stdio://'], env: { ...env, CODEX_HOME: home }, cwd };
 }

@@ -1,7 +1,9 @@
 /**
  * The scripted model both servers talk to in the benches, and a timing proxy in front of it. The
  * script is stateless (each answer follows from the request's own conversation): `run: CMD`
- * calls `exec_command` with CMD, a tool output is answered with `TOOL_RESULT: <last line>`, and
+ * calls `exec_command` with CMD in a non-login shell, `shell: CMD` with the default shell (a
+ * login shell, or the shell snapshot where there is one), `shellN: CMD` does that N times in a
+ * row (one call per model response), a tool output is answered with `TOOL_RESULT: <last line>`, and
  * any other text with `ECHO: <text>`. The proxy records, per model request, when its headers
  * arrived and when the last response byte was written, so a bench can subtract model time.
  */
@@ -11,8 +13,17 @@ import { importDist } from './paths.mjs';
 /** Starts the built test-support scripted model server with the bench script. */
 export async function startBenchModel() {
   const ts = await importDist('testSupport');
+  /** Commands of this turn so far: tool outputs after the last user message. */
+  const outputsThisTurn = (request) => {
+    const items = ts.inputItems(request);
+    const lastUser = items.findLastIndex((i) => i.role === 'user');
+    return items.slice(lastUser + 1).filter((i) => i.type === 'function_call_output').length;
+  };
+  const shellCall = (cmd) => ({ output: [ts.functionCall('exec_command', { cmd, yield_time_ms: 10_000 })] });
   const handler = (request) => {
     const tail = ts.conversationTail(request);
+    const shell = /^shell(\d*): (.*)$/s.exec((ts.lastUserText(request) ?? '').trim());
+    if (shell && (tail.kind === 'user' || (tail.kind === 'tool-output' && outputsThisTurn(request) < Number(shell[1] || '1')))) return shellCall(shell[2]);
     if (tail.kind === 'user') {
       const said = tail.text.trim();
       if (said.startsWith('run: ')) return { output: [ts.functionCall('exec_command', { cmd: said.slice(5), login: false, yield_time_ms: 10_000 })] };

@@ -16,6 +16,7 @@ export const DIST = {
   engine: 'packages/engine/dist/index.js',
   testSupport: 'packages/test-support/dist/index.js',
   appServer: 'apps/app-server/bundle/main.js',
+  cli: 'apps/cli/dist/deputy.js',
   rolloutStore: 'packages/engine/dist/persistence/rollout-store.js',
   rolloutLine: 'packages/engine/dist/persistence/rollout-line.js',
   threadIndex: 'packages/engine/dist/persistence/thread-index.js',

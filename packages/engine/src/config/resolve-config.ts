@@ -93,6 +93,8 @@ export interface ResolvedConfig {
   projectTrust: ProjectTrust | null;
   /** `[shell_environment_policy]` as written (its schema belongs to the exec module); `{}` when absent. */
   shellEnvironmentPolicy: unknown;
+  /** `[features] shell_snapshot`: commands source a per-thread snapshot of the login shell instead of starting one (default true). */
+  shellSnapshot: boolean;
   compactPrompt: string | null;
   developerInstructions: string | null;
   /** `base_instructions`, else `instructions`. */
@@ -172,6 +174,7 @@ export function resolveConfig(sources: ConfigSources): ResolvedConfig {
     sandboxPolicy: sandboxPolicyFromMode(sandboxMode, sandboxWorkspaceWrite),
     projectTrust: trust,
     shellEnvironmentPolicy: cfg.shell_environment_policy ?? {},
+    shellSnapshot: cfg.features?.shell_snapshot ?? true,
     compactPrompt: cfg.compact_prompt ?? null,
     developerInstructions: cfg.developer_instructions ?? null,
     baseInstructions: cfg.base_instructions ?? cfg.instructions ?? null,

@@ -84,6 +84,8 @@ const sharedShape = {
   mcp_readable_long_names: z.boolean().optional(),
   /** How long a call of a client-provided tool waits for the client's answer (default 300; 0 = forever). */
   dynamic_tool_timeout_sec: z.number().min(0).optional(),
+  /** `[features]`: switches named as in Codex; Deputy reads `shell_snapshot` (default true) and ignores the others. */
+  features: z.object({ shell_snapshot: z.boolean().optional() }).loose().optional(),
 };
 
 /** `[profiles.<name>]`: a named set of keys that overlays the top level. */

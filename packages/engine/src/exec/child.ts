@@ -42,6 +42,8 @@ export interface ExecChildOptions {
   sandboxEnv?: Readonly<Record<string, string | undefined>>;
   /** Paths hidden inside the sandbox (Deputy's home, control sockets, token files). */
   hiddenPaths?: readonly string[];
+  /** Files inside the hidden paths the command may read (bound read-only), e.g. the shell snapshot. */
+  readablePaths?: readonly string[];
   /** Where bwrap is; default: on `PATH`. */
   bwrap?: BwrapLocation;
   /** A pseudo-terminal of this size (stdout and stderr are then one stream); pipes when absent. */
@@ -72,6 +74,7 @@ async function confine(options: ExecChildOptions): Promise<string[]> {
     bwrapPath: availability.bwrapPath,
     isolation: availability.isolation,
     hiddenPaths: options.hiddenPaths,
+    readablePaths: options.readablePaths,
   });
 }
 

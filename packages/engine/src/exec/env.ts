@@ -27,7 +27,7 @@ export const ShellEnvironmentPolicySchema = z.object({
   set: z.record(z.string(), z.string()).default({}),
   /** When non-empty, only names matching one of these case-insensitive globs are kept. */
   include_only: z.array(z.string()).default([]),
-  /** Accepted for Codex compatibility; Deputy does not source a shell profile snapshot. */
+  /** Accepted for Codex compatibility and ignored (the shell snapshot is `[features] shell_snapshot`). */
   experimental_use_profile: z.boolean().optional(),
 });
 export type ShellEnvironmentPolicy = z.infer<typeof ShellEnvironmentPolicySchema>;
@@ -138,6 +138,17 @@ export function buildChildEnv(
     for (const name of Object.keys(env)) if (!matchesAny(name, keep)) delete env[name];
   }
   return env;
+}
+
+/**
+ * Whether `policy` keeps a variable called `name` that did not come from the parent (one a login
+ * shell's profile exported): false when it matches the default secret exclusion (unless
+ * `ignore_default_excludes`), an `exclude` glob, or misses a non-empty `include_only`.
+ */
+export function policyKeepsName(name: string, policy: ShellEnvironmentPolicy): boolean {
+  if (!policy.ignore_default_excludes && matchesAny(name, DEFAULT_EXCLUDE_PATTERNS.map(compileEnvPattern))) return false;
+  if (matchesAny(name, policy.exclude.map(compileEnvPattern))) return false;
+  return policy.include_only.length === 0 || matchesAny(name, policy.include_only.map(compileEnvPattern));
 }
 
 /** Returns `env` with {@link EXEC_ENV_DEFAULTS} laid over it (the defaults win). */

@@ -32,6 +32,8 @@ export interface ExecProcessOptions {
   workspace?: string;
   /** Paths hidden inside the sandbox. */
   hiddenPaths?: readonly string[];
+  /** Files inside the hidden paths the command may read (the shell snapshot). */
+  readablePaths?: readonly string[];
   /** Where bwrap is; default: on `PATH`. */
   bwrap?: BwrapLocation;
   /** Aborting kills the process group; aborted before the start, nothing starts. */
@@ -92,6 +94,7 @@ export class ExecProcess {
       sandbox: options.sandbox,
       workspace: options.workspace,
       hiddenPaths: options.hiddenPaths,
+      readablePaths: options.readablePaths,
       bwrap: options.bwrap,
       pty: options.tty ? DEFAULT_TERMINAL_SIZE : undefined,
       signal: options.signal,

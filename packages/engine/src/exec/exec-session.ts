@@ -52,6 +52,8 @@ export interface ExecStartRequest {
   onOutput?: (chunk: string, stream: OutputStream) => void;
   /** Lifetime limit of the command; when it passes the process group is killed. */
   timeoutMs?: number;
+  /** Files inside the hidden paths the command may read (the thread's shell snapshot). */
+  readablePaths?: readonly string[];
 }
 
 /** The state of a command after a `start` or `write`. */
@@ -136,6 +138,7 @@ export class ExecSessionManager {
         sandbox: request.sandbox,
         workspace: request.sandboxCwd ?? request.cwd,
         hiddenPaths: this.options.hiddenPaths,
+        readablePaths: request.readablePaths,
         bwrap: { bwrapPath: this.options.bwrapPath, pathEnv: this.options.pathEnv },
         signal: request.signal,
         timeoutMs: request.timeoutMs,

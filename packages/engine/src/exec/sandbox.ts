@@ -44,6 +44,12 @@ export interface SandboxContext {
    * covered by `/dev/null`. A path inside a writable root stays visible: the user chose that root.
    */
   hiddenPaths?: readonly string[];
+  /**
+   * Files the command must read although they lie inside a hidden path (the thread's shell
+   * snapshot under Deputy's home): each is bound read-only on top of the mask, and nothing else
+   * of the hidden path becomes visible.
+   */
+  readablePaths?: readonly string[];
   /** How this bwrap runs (from the probe); default: every isolation flag. */
   isolation?: SandboxIsolation;
 }
@@ -144,6 +150,7 @@ export function buildSandboxedArgv(argv: readonly string[], policy: SandboxPolic
   const hidden = hiddenMounts(context.hiddenPaths ?? [], chosenRoots, roots, isolation);
   args.push(...hidden.args);
   for (const root of hidden.rootsToRebind) args.push('--bind', root, root);
+  for (const file of readableInsideMasks(context.readablePaths ?? [], hidden.masked)) args.push('--ro-bind', file, file);
   // Made read-only last: bwrap creates the mount points of the re-bound roots inside the tmpfs.
   for (const dir of hidden.maskedDirs) args.push('--remount-ro', dir);
   // Read-only re-binds come after every writable bind so they win over all of them (and none
@@ -206,6 +213,21 @@ function hiddenMounts(
   }
   const rootsToRebind = roots.map(({ root }) => root).filter((root) => masked.some((m) => isWithin(root, m)));
   return { args, masked, maskedDirs, rootsToRebind };
+}
+
+/** The realpaths of `paths` that are regular files inside one of the `masked` paths (the others need no bind). */
+function readableInsideMasks(paths: readonly string[], masked: readonly string[]): string[] {
+  const files: string[] = [];
+  for (const candidate of paths) {
+    const real = realpathOrNull(candidate);
+    if (real === null || !masked.some((m) => isWithin(real, m) && real !== m)) continue;
+    try {
+      if (fs.statSync(real).isFile() && !files.includes(real)) files.push(real);
+    } catch {
+      continue;
+    }
+  }
+  return files;
 }
 
 /**

@@ -22,6 +22,8 @@ import { resolveProviderInfo } from '../config/providers.js';
 import { resolveProvider } from '../config/resolve-config.js';
 import { buildChildEnv, ShellEnvironmentPolicySchema, withExecEnvDefaults, type ShellEnvironmentPolicy } from '../exec/env.js';
 import { ExecSessionManager } from '../exec/exec-session.js';
+import { defaultShell } from '../exec/shell.js';
+import { cleanStaleShellSnapshots, ShellSnapshots } from '../exec/shell-snapshot.js';
 import { describeModel } from '../model/catalog.js';
 import { BUILT_IN_LOCAL_PROVIDERS, LocalProviderClient, LocalServers, type LocalProviders } from '../model/local-providers.js';
 import { createModelClient, type ProviderConnection } from '../model/provider.js';
@@ -116,6 +118,8 @@ export class EngineRuntime {
     const local = options.localProviders ?? BUILT_IN_LOCAL_PROVIDERS;
     const runtime = new EngineRuntime(options.config, options.approvals, options.source, rules, options.modelClient, local);
     runtime.hideFromSandbox(options.config.home, ...(options.sandboxHiddenPaths ?? []));
+    // Snapshots a process that died left behind; in the background, off the start-up path.
+    void cleanStaleShellSnapshots(options.config.home).catch(() => undefined);
     return runtime;
   }
 
@@ -289,21 +293,28 @@ export class EngineRuntime {
    * Builds one thread's tools and the services behind them, including the thread's MCP servers
    * (a manager per thread, started by the caller; `close` shuts it down and kills its children).
    */
-  createThreadServices(options: { cwd?: string; writableRoots?: readonly string[]; dynamicTools?: readonly DynamicTool[] } = {}): {
+  createThreadServices(options: { cwd?: string; writableRoots?: readonly string[]; dynamicTools?: readonly DynamicTool[]; threadId?: string } = {}): {
     tools: ToolRegistry;
     services: ShellServices;
     mcp: McpManager;
+    /** Starts taking the thread's shell snapshot for a turn in `cwd` (no-op when the feature is off). */
+    prewarmShell(cwd: string, sandbox: SandboxPolicy): void;
     close(): Promise<void>;
   } {
     // The list is shared, so paths hidden later apply to threads that already exist.
     const sessions = new ExecSessionManager({ hiddenPaths: this.#hiddenPaths });
     const envPolicy = this.#envPolicy;
+    const shellSnapshots =
+      this.#config.shellSnapshot !== false && options.threadId !== undefined
+        ? new ShellSnapshots({ home: this.#config.home, threadId: options.threadId, envPolicy })
+        : undefined;
     const services: ShellServices = {
       sessions,
       sessionApprovals: new SessionApprovals(),
       rules: this.rules,
       childEnv: () => withExecEnvDefaults(buildChildEnv(process.env, envPolicy)),
       sandboxHiddenPaths: this.#hiddenPaths,
+      shellSnapshots,
     };
     const tools = new ToolRegistry([
       execCommandTool(services),
@@ -334,9 +345,13 @@ export class EngineRuntime {
       tools,
       services,
       mcp,
+      prewarmShell: (cwd, sandbox) => {
+        const env = services.childEnv();
+        shellSnapshots?.prewarm({ shell: defaultShell(), cwd, env, sandbox, hiddenPaths: this.#hiddenPaths });
+      },
       close: async () => {
         sessions.killAll();
-        await mcp.shutdown();
+        await Promise.all([mcp.shutdown(), shellSnapshots?.close()]);
       },
     };
   }

@@ -367,7 +367,7 @@ export class ThreadManager {
       ? { path: writer.path, append: (fact) => writer.append(rolloutLine(fact.type as never, fact.payload as never)) }
       : { path: null, append: () => undefined };
     const writableRoots = settings.sandboxPolicy.type === 'workspace-write' ? settings.sandboxPolicy.writableRoots : [];
-    const services = this.runtime.createThreadServices({ cwd: settings.cwd, writableRoots, dynamicTools: meta.dynamicTools ?? [] });
+    const services = this.runtime.createThreadServices({ cwd: settings.cwd, writableRoots, dynamicTools: meta.dynamicTools ?? [], threadId: meta.id });
     const thread: Thread = new Thread(meta, settings, {
       // Bound now: a config change later leaves this thread on its provider and catalogue facts.
       ...this.runtime.threadModel(),
@@ -376,6 +376,7 @@ export class ThreadManager {
       tools: services.tools,
       childEnv: () => services.services.childEnv(),
       execSessions: services.services.sessions,
+      onTurnStart: (s) => services.prewarmShell(s.cwd, s.sandboxPolicy),
       mcp: services.mcp,
       extensions: this.runtime.threadExtensions(writer?.path ?? null),
       clientToolTimeoutMs: this.runtime.config.dynamicToolTimeoutMs,

@@ -12,7 +12,7 @@ import type { ToolRegistry } from '../tools/registry.js';
 import type { McpManager } from '../mcp/manager.js';
 import type { SkillSet } from '../skills/discovery.js';
 import type { RolloutSink } from './rollout-sink.js';
-import type { TurnOverrides } from './settings.js';
+import type { ThreadSettings, TurnOverrides } from './settings.js';
 
 /** What the model runs on, as the catalogue describes it. */
 export interface ModelInfo {
@@ -55,6 +55,8 @@ export interface ThreadDeps {
   execSessions?: ExecSessionManager;
   /** Skills and hooks; absent in tests that build a thread by hand (then a thread has neither). */
   extensions?: ThreadExtensions;
+  /** Called as a regular turn starts, with its settings (starts taking the shell snapshot). */
+  onTurnStart?(settings: ThreadSettings): void;
 }
 
 /**

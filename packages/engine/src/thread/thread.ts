@@ -253,6 +253,7 @@ export class Thread {
       ...(kind === 'regular' && !this.#hasSessionStarted ? { sessionStart: this.history.length > 0 ? ('resume' as const) : ('startup' as const) } : {}),
     };
     if (kind === 'regular') this.#hasSessionStarted = true;
+    if (kind === 'regular') this.deps.onTurnStart?.(this.settings);
     const scope = new ThreadTurnScope(this, turn, this.#writes);
     this.#active = scope;
     const done = runTurn(scope, input).finally(() => {

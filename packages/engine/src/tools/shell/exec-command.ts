@@ -100,13 +100,17 @@ async function execCommand(args: ExecCommandArgs, ctx: ToolContext, services: Sh
   ctx.emit({ type: 'item.started', item: base, atMs: Date.now() });
   let aggregated = '';
   const started = Date.now();
-  const run = (policy: SandboxPolicy) =>
-    services.sessions.start({
-      argv,
+  const env = services.childEnv();
+  const run = async (policy: SandboxPolicy) => {
+    // The login shell's state comes from the thread's snapshot (taken in the turn's cwd) when there is one.
+    const snapshotted = await services.shellSnapshots?.wrap(argv, { cwd: ctx.cwd, env, sandbox: policy, hiddenPaths: services.sandboxHiddenPaths });
+    return services.sessions.start({
+      argv: snapshotted?.argv ?? argv,
+      readablePaths: snapshotted?.readablePaths,
       cwd,
       // The writable roots come from the turn, never from the command's workdir.
       sandboxCwd: ctx.cwd,
-      env: services.childEnv(),
+      env,
       tty: args.tty ?? false,
       sandbox: policy,
       signal: ctx.signal,
@@ -117,6 +121,7 @@ async function execCommand(args: ExecCommandArgs, ctx: ToolContext, services: Sh
         ctx.emit({ type: 'item.delta', itemId: ctx.callId, kind: 'commandOutput', delta: chunk, stream });
       },
     });
+  };
   let snapshot: ExecSnapshot;
   try {
     snapshot = await run(sandboxed ? ctx.sandbox : { type: 'danger-full-access' });

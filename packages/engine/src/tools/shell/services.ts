@@ -6,6 +6,7 @@
  * execSessions`), so a front door can clean a thread's background terminals without reaching
  * into the turn loop or the tools.
  */
+import type { ShellSnapshots } from '../../exec/shell-snapshot.js';
 import type { PrefixRules } from '../../approvals/rules.js';
 import type { SessionApprovals } from '../../approvals/session-approvals.js';
 import type { ExecSessionManager } from '../../exec/exec-session.js';
@@ -20,6 +21,8 @@ export interface ShellServices {
   childEnv(): Record<string, string>;
   /** Paths hidden inside the sandbox (as for `sessions`); apply_patch's sandboxed writer hides them too. */
   sandboxHiddenPaths?: readonly string[];
+  /** The thread's login-shell snapshots: `-lc` commands source one instead of starting a login shell. Absent: always the login shell. */
+  shellSnapshots?: ShellSnapshots;
 }
 
 /**
