@@ -59,6 +59,7 @@ export function buildProgram(exit: (code: number) => void): Command {
   addMcpCommand(program, exit);
   program.command('mcp-server').description('serve Deputy as an MCP server (tools codex, codex-reply); --help for its options');
   program.command('app-server').description('serve the Codex-compatible JSON-RPC app-server; --help for its options');
+  program.command('acp').description('serve Deputy as an Agent Client Protocol agent on stdio (editors); --help for its options');
   return program;
 }
 
@@ -77,10 +78,17 @@ function mergeResumeOptions(exec: Command, resume: Command): ExecOptions & { las
   return merged as unknown as ExecOptions & { last: boolean };
 }
 
+/**
+ * The ACP server's built entry, next to this CLI in the workspace. A path rather than the package
+ * name until `@deputy/acp-server` is a dependency of the CLI (the lockfile is the lead's to change).
+ */
+const ACP_SERVER_ENTRY = new URL('../../acp-server/dist/index.js', import.meta.url).href;
+
 /** The servers take their own arguments; they are loaded only when asked for. */
 const SERVERS: Record<string, () => Promise<(argv: string[]) => Promise<number>>> = {
   'mcp-server': async () => (await import('@deputy/mcp-server')).runMcpServer,
   'app-server': async () => (await import('@deputy/app-server')).runAppServer,
+  acp: async () => (await import(ACP_SERVER_ENTRY)).runAcpServer as (argv: string[]) => Promise<number>,
 };
 
 async function main(): Promise<void> {

@@ -1,0 +1,202 @@
+/**
+ * The ACP agent: `@agentclientprotocol/sdk`'s AgentApp with Deputy's handlers (docs/acp.md).
+ * Sessions are engine threads created with source `vscode`, so the app-server and the MCP
+ * server list them too; `session/load` replays a thread with the same projection live turns
+ * use. The wire is v1 only; leniency for older clients (a string protocol version, a missing
+ * `mcpServers`) is applied to incoming messages before the SDK validates them.
+ */
+import path from 'node:path';
+import * as acp from '@agentclientprotocol/sdk';
+import type { ResolvedConfig, Thread, ThreadManager } from '@deputy/engine';
+import type { Logger } from './log.js';
+import { AcpApprovals } from './permissions.js';
+import { promptInput } from './prompt-input.js';
+import { replayUpdates } from './projection.js';
+import { AcpSession, type ModePreset } from './sessions.js';
+
+type Engine = typeof import('@deputy/engine');
+
+/** Thread sources shown by `session/list` (the interactive ones). */
+const LISTED_SOURCES = ['cli', 'vscode'];
+
+/** What the agent runs on. */
+export interface AgentDeps {
+  engine: Engine;
+  config: ResolvedConfig;
+  log: Logger;
+  /** Opens the thread manager once, with the given approval port. */
+  openManager(approvals: AcpApprovals): Promise<ThreadManager>;
+}
+
+/** A running ACP agent bound to one stream. */
+export interface RunningAgent {
+  closed: Promise<void>;
+  /** Interrupts every running turn and closes the engine. */
+  shutdown(): Promise<void>;
+}
+
+/** Rewrites incoming messages older or newer clients send so the stable SDK accepts them. */
+export function lenientInput(): TransformStream<acp.AnyMessage, acp.AnyMessage> {
+  return new TransformStream({
+    transform(message, controller) {
+      const m = message as { method?: string; params?: Record<string, unknown> };
+      if (m.method === 'initialize' && m.params && typeof m.params.protocolVersion === 'string') {
+        const major = Number.parseInt(m.params.protocolVersion, 10);
+        m.params.protocolVersion = Number.isFinite(major) ? major : 1;
+      }
+      if ((m.method === 'session/new' || m.method === 'session/load') && m.params && m.params.mcpServers === undefined) m.params.mcpServers = [];
+      controller.enqueue(message);
+    },
+  });
+}
+
+/** Starts the agent on `stream`. */
+export function startAgent(stream: acp.Stream, deps: AgentDeps): RunningAgent {
+  const { engine, config, log } = deps;
+  const sessions = new Map<string, AcpSession>();
+  let connection: acp.AgentConnection | null = null;
+  const approvals = new AcpApprovals((threadId, params, signal) => {
+    const session = sessions.get(threadId);
+    if (!session || !connection) return undefined;
+    return connection.client.request(acp.methods.client.session.requestPermission, { sessionId: threadId, ...params }, { cancellationSignal: signal });
+  });
+  let managerPromise: Promise<ThreadManager> | null = null;
+  const manager = () => (managerPromise ??= deps.openManager(approvals));
+  const sandboxPolicy = (preset: ModePreset) => engine.sandboxPolicyFromMode(preset.sandboxMode, config.sandboxWorkspaceWrite);
+  const send = (params: acp.SessionNotification) => connection?.client.notify(acp.methods.client.session.update, params) ?? Promise.resolve();
+
+  const sessionOf = (sessionId: string): AcpSession => {
+    const session = sessions.get(sessionId);
+    if (!session) throw acp.RequestError.sessionNotFound(sessionId);
+    return session;
+  };
+  const absolute = (cwd: string): string => {
+    if (!path.isAbsolute(cwd)) throw acp.RequestError.invalidParams({ cwd }, `cwd must be an absolute path, got \`${cwd}\``);
+    return path.normalize(cwd);
+  };
+  const open = async (sessionId: string, cwd: string): Promise<AcpSession> => {
+    const existing = sessions.get(sessionId);
+    let thread: Thread;
+    try {
+      thread = await (await manager()).resume(sessionId, { cwd });
+    } catch (error) {
+      if (error instanceof engine.ThreadNotFoundError) throw acp.RequestError.sessionNotFound(sessionId);
+      throw error;
+    }
+    if (existing && existing.thread === thread) return existing;
+    const session = new AcpSession(thread, config, log);
+    sessions.set(sessionId, session);
+    return session;
+  };
+  const sessionState = (session: AcpSession) => ({ modes: session.modeState(), configOptions: session.configOptions() });
+
+  const app = acp
+    .agent({ name: 'deputy' })
+    .onRequest(acp.methods.agent.initialize, () => ({
+      protocolVersion: acp.PROTOCOL_VERSION,
+      agentInfo: { name: 'deputy', title: 'Deputy', version: engine.DEPUTY_VERSION },
+      agentCapabilities: {
+        loadSession: true,
+        promptCapabilities: { image: true, audio: false, embeddedContext: true },
+        mcpCapabilities: { http: false, sse: false },
+        sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} },
+        _meta: { deputy: { version: engine.DEPUTY_VERSION } },
+      },
+      authMethods: [],
+    }))
+    .onRequest(acp.methods.agent.authenticate, () => ({}))
+    .onRequest(acp.methods.agent.session.new, async ({ params }) => {
+      const cwd = absolute(params.cwd);
+      if (params.mcpServers.length > 0) log.warn(`session/new: ${params.mcpServers.length} MCP server(s) from the client are not connected (not supported yet)`);
+      const thread = await (
+        await manager()
+      ).start({
+        cwd,
+        model: config.model,
+        reasoningEffort: config.reasoningEffort,
+        reasoningSummary: config.reasoningSummary,
+        approvalPolicy: config.approvalPolicy,
+        sandboxPolicy: engine.sandboxPolicyFromMode(config.sandboxMode, config.sandboxWorkspaceWrite),
+        baseInstructions: config.baseInstructions,
+        developerInstructions: config.developerInstructions,
+        compactPrompt: config.compactPrompt,
+        source: 'vscode',
+      });
+      const session = new AcpSession(thread, config, log);
+      sessions.set(thread.id, session);
+      return { sessionId: thread.id, ...sessionState(session) };
+    })
+    .onRequest(acp.methods.agent.session.load, async ({ params }) => {
+      const session = await open(params.sessionId, absolute(params.cwd));
+      for (const update of replayUpdates(session.thread.turns)) await send({ sessionId: session.id, update });
+      return sessionState(session);
+    })
+    .onRequest(acp.methods.agent.session.resume, async ({ params }) => sessionState(await open(params.sessionId, absolute(params.cwd))))
+    .onRequest(acp.methods.agent.session.list, async ({ params }) => {
+      const cwd = params.cwd === undefined || params.cwd === null ? undefined : absolute(params.cwd);
+      const page = (await manager()).list({ sources: LISTED_SOURCES, ...(cwd ? { cwd } : {}), cursor: params.cursor ?? null, limit: 25 });
+      return {
+        sessions: page.threads.map((t) => ({ sessionId: t.id, cwd: t.cwd, title: oneLine(t.name ?? t.preview), updatedAt: new Date(t.updatedAtMs).toISOString() })),
+        ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+      };
+    })
+    .onRequest(acp.methods.agent.session.close, async ({ params }) => {
+      const session = sessionOf(params.sessionId);
+      session.cancel();
+      await session.settled();
+      sessions.delete(params.sessionId);
+      await (await manager()).unload(params.sessionId);
+      return {};
+    })
+    .onRequest(acp.methods.agent.session.delete, async ({ params }) => {
+      const session = sessions.get(params.sessionId);
+      if (session) {
+        session.cancel();
+        await session.settled();
+        sessions.delete(params.sessionId);
+      }
+      try {
+        await (await manager()).archive(params.sessionId);
+      } catch (error) {
+        if (!(error instanceof engine.ThreadNotFoundError)) throw error;
+      }
+      return {};
+    })
+    .onRequest(acp.methods.agent.session.setMode, ({ params }) => {
+      sessionOf(params.sessionId).setMode(params.modeId);
+      return {};
+    })
+    .onRequest(acp.methods.agent.session.setConfigOption, ({ params }) => {
+      const session = sessionOf(params.sessionId);
+      if (params.configId === 'mode' && typeof params.value === 'string') session.setMode(params.value);
+      else if (params.configId === 'model' && params.value === session.thread.settings.model) {
+        // The only model offered is the current one.
+      } else throw acp.RequestError.invalidParams({ configId: params.configId }, `unknown config option \`${params.configId}\` or value`);
+      return { configOptions: session.configOptions() };
+    })
+    .onRequest(acp.methods.agent.session.prompt, async ({ params }) => {
+      const session = sessionOf(params.sessionId);
+      return session.prompt(promptInput(params.prompt), send, sandboxPolicy);
+    })
+    .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
+      sessions.get(params.sessionId)?.cancel();
+    });
+
+  connection = app.connect(stream);
+  return {
+    closed: connection.closed,
+    async shutdown() {
+      for (const session of sessions.values()) session.cancel();
+      await Promise.allSettled([...sessions.values()].map((s) => s.settled()));
+      if (managerPromise) {
+        const m = await managerPromise.catch(() => null);
+        if (m) await m.close().finally(() => m.runtime.close());
+      }
+    },
+  };
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 120 ? `${line.slice(0, 119)}…` : line;
+}
