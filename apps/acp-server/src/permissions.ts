@@ -12,7 +12,7 @@ import type { ApprovalRequest, McpToolCallApprovalRequest, ReviewDecision } from
 type AnyRequest = ApprovalRequest | McpToolCallApprovalRequest;
 
 /** Sends one permission request for a thread; undefined when no session shows that thread. */
-export type PermissionSender = (threadId: string, params: Omit<acp.RequestPermissionRequest, 'sessionId'>, signal: AbortSignal) => Promise<acp.RequestPermissionResponse> | undefined;
+export type PermissionSender = (threadId: string, params: { toolCall: acp.ToolCall; options: acp.PermissionOption[] }, signal: AbortSignal) => Promise<acp.RequestPermissionResponse> | undefined;
 
 const DECISIONS = new Set<string>(['approved', 'approved_for_session', 'approved_and_remember', 'denied', 'abort']);
 
@@ -40,7 +40,7 @@ export function decisionOf(response: acp.RequestPermissionResponse): ReviewDecis
 }
 
 /** The tool call a request is about, as the client shows it on the permission card. */
-export function permissionToolCall(request: AnyRequest): acp.ToolCallUpdate {
+export function permissionToolCall(request: AnyRequest): acp.ToolCall {
   if (request.kind === 'exec') {
     const command = request.command.join(' ');
     const title = request.isSandboxRetry ? `Run without sandbox: ${command}` : command;

@@ -55,10 +55,15 @@ export function startAgent(stream: acp.Stream, deps: AgentDeps): RunningAgent {
   const { engine, config, log } = deps;
   const sessions = new Map<string, AcpSession>();
   let connection: acp.AgentConnection | null = null;
+  // The tool call is shown first (clients upsert it by id), then the permission is asked.
   const approvals = new AcpApprovals((threadId, params, signal) => {
     const session = sessions.get(threadId);
-    if (!session || !connection) return undefined;
-    return connection.client.request(acp.methods.client.session.requestPermission, { sessionId: threadId, ...params }, { cancellationSignal: signal });
+    const conn = connection;
+    if (!session || !conn) return undefined;
+    return session.announce({ sessionUpdate: 'tool_call', ...params.toolCall }).then((running) => {
+      if (!running) return { outcome: { outcome: 'cancelled' } } as const;
+      return conn.client.request(acp.methods.client.session.requestPermission, { sessionId: threadId, ...params }, { cancellationSignal: signal });
+    });
   });
   let managerPromise: Promise<ThreadManager> | null = null;
   const manager = () => (managerPromise ??= deps.openManager(approvals));

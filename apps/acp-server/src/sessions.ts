@@ -48,6 +48,8 @@ interface RunningTurn {
   turnId: string | null;
   cancelRequested: boolean;
   done: Promise<unknown>;
+  /** Sends an update in order with the turn's others; resolves once it is written. */
+  send(update: acp.SessionUpdate): Promise<void>;
 }
 
 /** One ACP session. */
@@ -130,15 +132,15 @@ export class AcpSession {
       if (this.#running) throw acp.RequestError.invalidRequest({ sessionId: this.id }, 'a turn is already running in this session');
     }
     let finish: () => void = () => undefined;
-    const running: RunningTurn = { turnId: null, cancelRequested: false, done: new Promise<void>((resolve) => (finish = resolve)) };
+    let chain = Promise.resolve();
+    const enqueue = (update: acp.SessionUpdate): Promise<void> =>
+      (chain = chain.then(() => send({ sessionId: this.id, update })).catch((error: unknown) => this.log.debug(`update not sent: ${String(error)}`)));
+    const running: RunningTurn = { turnId: null, cancelRequested: false, done: new Promise<void>((resolve) => (finish = resolve)), send: enqueue };
     this.#running = running;
     const live: LiveState = { streamed: new Set() };
-    let chain = Promise.resolve();
     const early: EngineEvent[] = [];
     const deliver = (event: EngineEvent) => {
-      for (const update of eventUpdates(event, live)) {
-        chain = chain.then(() => send({ sessionId: this.id, update })).catch((error: unknown) => this.log.debug(`update not sent: ${String(error)}`));
-      }
+      for (const update of eventUpdates(event, live)) void enqueue(update);
     };
     const off = this.thread.events.subscribe((event) => {
       if (running.turnId === null) early.push(event);
@@ -161,6 +163,17 @@ export class AcpSession {
       this.#running = null;
       finish();
     }
+  }
+
+  /**
+   * Shows a tool call before its permission request, after the turn's earlier updates. False
+   * when no turn runs (the request is then not asked).
+   */
+  async announce(update: acp.SessionUpdate): Promise<boolean> {
+    const running = this.#running;
+    if (!running) return false;
+    await running.send(update);
+    return true;
   }
 
   /** Waits for the running turn (after a cancel) to end. */

@@ -90,7 +90,9 @@ describe('deputy acp', () => {
       expect(request?.toolCall).toMatchObject({ kind: 'execute', status: 'pending', title: expect.stringContaining('touch made.txt') });
       expect(request?.options.map((o) => o.optionId)).toEqual(expect.arrayContaining(['approved', 'approved_for_session', 'denied', 'abort']));
       const calls = c.rec.of(sessionId).filter((u) => u.sessionUpdate === 'tool_call' || u.sessionUpdate === 'tool_call_update');
-      expect(calls[0]).toMatchObject({ sessionUpdate: 'tool_call', kind: 'execute', title: expect.stringContaining('touch made.txt') });
+      // The tool call is shown (pending) before the permission is asked, under the same id.
+      expect(calls[0]).toMatchObject({ sessionUpdate: 'tool_call', kind: 'execute', status: 'pending', toolCallId: request?.toolCall.toolCallId, title: expect.stringContaining('touch made.txt') });
+      expect(new Set(calls.map((u) => (u as { toolCallId: string }).toolCallId)).size).toBe(1);
       expect(calls.at(-1)).toMatchObject({ status: 'completed', rawOutput: { exitCode: 0 } });
       expect(c.invalid).toEqual([]);
     });
