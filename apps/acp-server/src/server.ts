@@ -9,6 +9,7 @@ import path from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
 import type { ResolvedConfig, Thread, ThreadManager } from '@deputy/engine';
 import type { Logger } from './log.js';
+import { joinMcpServers } from './mcp-servers.js';
 import { AcpApprovals } from './permissions.js';
 import { promptInput } from './prompt-input.js';
 import { replayUpdates } from './projection.js';
@@ -79,7 +80,7 @@ export function startAgent(stream: acp.Stream, deps: AgentDeps): RunningAgent {
     if (!path.isAbsolute(cwd)) throw acp.RequestError.invalidParams({ cwd }, `cwd must be an absolute path, got \`${cwd}\``);
     return path.normalize(cwd);
   };
-  const open = async (sessionId: string, cwd: string): Promise<AcpSession> => {
+  const open = async (sessionId: string, cwd: string, mcpServers: readonly acp.McpServer[] | undefined | null): Promise<AcpSession> => {
     const existing = sessions.get(sessionId);
     let thread: Thread;
     try {
@@ -88,10 +89,25 @@ export function startAgent(stream: acp.Stream, deps: AgentDeps): RunningAgent {
       if (error instanceof engine.ThreadNotFoundError) throw acp.RequestError.sessionNotFound(sessionId);
       throw error;
     }
+    useMcpServers(thread, mcpServers);
     if (existing && existing.thread === thread) return existing;
     const session = new AcpSession(thread, config, log);
     sessions.set(sessionId, session);
+    watchMcp(thread);
     return session;
+  };
+  // MCP start-up failures are logged (ACP has no channel for them before a turn).
+  const watchMcp = (thread: Thread) =>
+    thread.events.subscribe((event) => {
+      if (event.type === 'mcp.serverStatus' && event.status === 'failed') log.warn(`MCP server \`${event.server}\` of session ${thread.id} failed: ${event.error ?? 'unknown error'}`);
+    });
+  // The editor's MCP servers join the configured ones for this thread; start-up is not awaited.
+  const useMcpServers = (thread: Thread, given: readonly acp.McpServer[] | undefined | null) => {
+    if (!given || given.length === 0) return;
+    const { servers, skipped } = joinMcpServers(config.mcpServerConfigs, given, thread.settings.cwd);
+    for (const name of skipped) log.warn(`MCP server \`${name}\`: SSE servers are not supported; skipped`);
+    void thread.reloadMcpServers(servers).catch((error: unknown) => log.warn(`MCP servers of session ${thread.id}: ${String(error)}`));
+    log.debug(`MCP servers of session ${thread.id}: ${servers.map((s) => s.name).join(', ')}`);
   };
   const sessionState = (session: AcpSession) => ({ modes: session.modeState(), configOptions: session.configOptions() });
 
@@ -103,7 +119,7 @@ export function startAgent(stream: acp.Stream, deps: AgentDeps): RunningAgent {
       agentCapabilities: {
         loadSession: true,
         promptCapabilities: { image: true, audio: false, embeddedContext: true },
-        mcpCapabilities: { http: false, sse: false },
+        mcpCapabilities: { http: true, sse: false },
         sessionCapabilities: { list: {}, resume: {}, close: {}, delete: {} },
         _meta: { deputy: { version: engine.DEPUTY_VERSION } },
       },
@@ -112,7 +128,6 @@ export function startAgent(stream: acp.Stream, deps: AgentDeps): RunningAgent {
     .onRequest(acp.methods.agent.authenticate, () => ({}))
     .onRequest(acp.methods.agent.session.new, async ({ params }) => {
       const cwd = absolute(params.cwd);
-      if (params.mcpServers.length > 0) log.warn(`session/new: ${params.mcpServers.length} MCP server(s) from the client are not connected (not supported yet)`);
       const thread = await (
         await manager()
       ).start({
@@ -127,16 +142,18 @@ export function startAgent(stream: acp.Stream, deps: AgentDeps): RunningAgent {
         compactPrompt: config.compactPrompt,
         source: 'vscode',
       });
+      watchMcp(thread);
+      useMcpServers(thread, params.mcpServers);
       const session = new AcpSession(thread, config, log);
       sessions.set(thread.id, session);
       return { sessionId: thread.id, ...sessionState(session) };
     })
     .onRequest(acp.methods.agent.session.load, async ({ params }) => {
-      const session = await open(params.sessionId, absolute(params.cwd));
+      const session = await open(params.sessionId, absolute(params.cwd), params.mcpServers);
       for (const update of replayUpdates(session.thread.turns)) await send({ sessionId: session.id, update });
       return sessionState(session);
     })
-    .onRequest(acp.methods.agent.session.resume, async ({ params }) => sessionState(await open(params.sessionId, absolute(params.cwd))))
+    .onRequest(acp.methods.agent.session.resume, async ({ params }) => sessionState(await open(params.sessionId, absolute(params.cwd), params.mcpServers)))
     .onRequest(acp.methods.agent.session.list, async ({ params }) => {
       const cwd = params.cwd === undefined || params.cwd === null ? undefined : absolute(params.cwd);
       const page = (await manager()).list({ sources: LISTED_SOURCES, ...(cwd ? { cwd } : {}), cursor: params.cursor ?? null, limit: 25 });
