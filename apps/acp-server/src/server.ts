@@ -177,8 +177,11 @@ export function startAgent(stream: acp.Stream, deps: AgentDeps): RunningAgent {
         await session.settled();
         sessions.delete(params.sessionId);
       }
+      const m = await manager();
+      // Idempotent: an unknown or already archived thread is already gone from the list.
+      if (m.index.get(params.sessionId)?.archived !== false) return {};
       try {
-        await (await manager()).archive(params.sessionId);
+        await m.archive(params.sessionId);
       } catch (error) {
         if (!(error instanceof engine.ThreadNotFoundError)) throw error;
       }
