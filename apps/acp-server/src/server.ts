@@ -9,6 +9,7 @@ import path from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
 import type { ResolvedConfig, Thread, ThreadManager } from '@deputy/engine';
 import type { Logger } from './log.js';
+import { COMMANDS, parseCommand } from './commands.js';
 import { joinMcpServers } from './mcp-servers.js';
 import { AcpApprovals } from './permissions.js';
 import { promptInput } from './prompt-input.js';
@@ -109,7 +110,11 @@ export function startAgent(stream: acp.Stream, deps: AgentDeps): RunningAgent {
     void thread.reloadMcpServers(servers).catch((error: unknown) => log.warn(`MCP servers of session ${thread.id}: ${String(error)}`));
     log.debug(`MCP servers of session ${thread.id}: ${servers.map((s) => s.name).join(', ')}`);
   };
-  const sessionState = (session: AcpSession) => ({ modes: session.modeState(), configOptions: session.configOptions() });
+  // The commands go out once the session response has been written (the client knows the session).
+  const sessionState = (session: AcpSession) => {
+    setTimeout(() => void send({ sessionId: session.id, update: { sessionUpdate: 'available_commands_update', availableCommands: COMMANDS } }).catch(() => undefined), 100);
+    return { modes: session.modeState(), configOptions: session.configOptions() };
+  };
 
   const app = acp
     .agent({ name: 'deputy' })
@@ -201,7 +206,16 @@ export function startAgent(stream: acp.Stream, deps: AgentDeps): RunningAgent {
     })
     .onRequest(acp.methods.agent.session.prompt, async ({ params }) => {
       const session = sessionOf(params.sessionId);
-      return session.prompt(promptInput(params.prompt), send, sandboxPolicy);
+      const command = parseCommand(params.prompt);
+      if (command === null) return session.prompt(promptInput(params.prompt), send, sandboxPolicy);
+      if (command.kind === 'compact') return session.run(() => session.thread.startCompaction(), send);
+      if (command.kind === 'review') {
+        const target = command.target;
+        return session.run(() => session.thread.startReview(target), send);
+      }
+      const text = command.kind === 'usage' ? command.message : statusText(session);
+      await send({ sessionId: session.id, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } });
+      return { stopReason: 'end_turn' };
     })
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
       sessions.get(params.sessionId)?.cancel();
@@ -219,6 +233,19 @@ export function startAgent(stream: acp.Stream, deps: AgentDeps): RunningAgent {
       }
     },
   };
+}
+
+/** The local answer of `/status`. */
+function statusText(session: AcpSession): string {
+  const { settings } = session.thread;
+  const servers = session.thread.mcpServerStatuses();
+  return [
+    `Model: ${settings.model}${settings.reasoningEffort ? ` (reasoning ${settings.reasoningEffort})` : ''}`,
+    `Mode: ${session.modeId} (approval ${settings.approvalPolicy}, sandbox ${settings.sandboxPolicy.type})`,
+    `Directory: ${settings.cwd}`,
+    `Session: ${session.id}`,
+    `MCP servers: ${servers.length === 0 ? 'none' : servers.map((s) => `${s.name} (${s.status})`).join(', ')}`,
+  ].join('\n');
 }
 
 function oneLine(text: string): string {

@@ -6,7 +6,7 @@
  * response: the subscription ends and the send chain drains first.
  */
 import * as acp from '@agentclientprotocol/sdk';
-import type { ResolvedConfig, Thread, TurnOverrides } from '@deputy/engine';
+import type { ResolvedConfig, Thread, TurnHandle, TurnOverrides } from '@deputy/engine';
 import type { EngineEvent, TurnInfo, UserInput } from '@deputy/protocol';
 import type { Logger } from './log.js';
 import { eventUpdates, type LiveState } from './projection.js';
@@ -124,7 +124,15 @@ export class AcpSession {
   }
 
   /** Runs one turn, streaming its updates; resolves with the prompt response. */
-  async prompt(input: UserInput[], send: UpdateSender, sandboxPolicy: (mode: ModePreset) => TurnOverrides['sandboxPolicy']): Promise<acp.PromptResponse> {
+  prompt(input: UserInput[], send: UpdateSender, sandboxPolicy: (mode: ModePreset) => TurnOverrides['sandboxPolicy']): Promise<acp.PromptResponse> {
+    return this.run(() => this.thread.startTurn(input, this.#overrides(sandboxPolicy)), send);
+  }
+
+  /**
+   * Runs the turn `start` begins (a prompt, a compaction, a review) under the session's rules:
+   * one at a time, every update before the response, `cancelled` after a cancel.
+   */
+  async run(start: () => TurnHandle | Promise<TurnHandle>, send: UpdateSender): Promise<acp.PromptResponse> {
     const previous = this.#running;
     if (previous) {
       if (!previous.cancelRequested) throw acp.RequestError.invalidRequest({ sessionId: this.id }, 'a turn is already running in this session');
@@ -149,7 +157,7 @@ export class AcpSession {
     try {
       let info: TurnInfo;
       try {
-        const handle = this.thread.startTurn(input, this.#overrides(sandboxPolicy));
+        const handle = await start();
         running.turnId = handle.turnId;
         for (const event of early.splice(0)) if (event.turnId === handle.turnId) deliver(event);
         if (running.cancelRequested) void this.thread.interrupt(handle.turnId).catch(() => undefined);
