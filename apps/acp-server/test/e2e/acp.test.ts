@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
+import { waitFor } from '@deputy/test-support';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { useReferenceMock } from '../../../mcp-server/test/helpers/mock-model.js';
 import { startEnv, transcript, withAcp, type Client, type Env } from '../helpers/acp-harness.js';
@@ -132,7 +133,7 @@ describe('deputy acp', () => {
     await withAcp(env, async (c) => {
       const { sessionId } = await newSession(c);
       const pending = c.prompt(sessionId, 'slow: 8000');
-      await waitUntil(() => c.rec.of(sessionId).some((u) => u.sessionUpdate === 'agent_message_chunk'));
+      await waitFor(() => c.rec.of(sessionId).some((u) => u.sessionUpdate === 'agent_message_chunk'));
       await c.agent.notify(acp.methods.agent.session.cancel, { sessionId });
       const started = Date.now();
       const response = await pending;
@@ -157,10 +158,10 @@ describe('deputy acp', () => {
           });
         });
       const pending = c.prompt(sessionId, 'run: touch made.txt');
-      await waitUntil(() => c.rec.permissions.length === 1);
+      await waitFor(() => c.rec.permissions.length === 1);
       await c.agent.notify(acp.methods.agent.session.cancel, { sessionId });
       expect((await pending).stopReason).toBe('cancelled');
-      await waitUntil(() => aborted);
+      await waitFor(() => aborted);
       expect(existsSync(join(env.temp.cwd, 'made.txt'))).toBe(false);
     });
   });
@@ -210,10 +211,3 @@ describe('deputy acp', () => {
   });
 });
 
-async function waitUntil(predicate: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -4,6 +4,7 @@
  * the model unchanged.
  */
 import * as acp from '@agentclientprotocol/sdk';
+import { waitFor } from '@deputy/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useReferenceMock } from '../../../mcp-server/test/helpers/mock-model.js';
 import { startEnv, withAcp, type Env } from '../helpers/acp-harness.js';
@@ -19,13 +20,6 @@ afterAll(async () => {
   await env?.close();
 });
 
-async function waitUntil(predicate: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const answer = (updates: acp.SessionUpdate[]) => updates.filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => (u.content.type === 'text' ? u.content.text : '')).join('');
 
@@ -33,7 +27,7 @@ describe('deputy acp slash commands', () => {
   it('advertises the handled commands, answers /status locally, compacts, and passes unknown commands to the model', async () => {
     await withAcp(env, async (c) => {
       const { sessionId } = await c.agent.request(acp.methods.agent.session.new, { cwd: env.temp.cwd, mcpServers: [] });
-      await waitUntil(() => c.rec.of(sessionId).some((u) => u.sessionUpdate === 'available_commands_update'));
+      await waitFor(() => c.rec.of(sessionId).some((u) => u.sessionUpdate === 'available_commands_update'));
       const advertised = c.rec.of(sessionId).find((u) => u.sessionUpdate === 'available_commands_update');
       expect(advertised?.sessionUpdate === 'available_commands_update' && advertised.availableCommands.map((a) => a.name)).toEqual(['compact', 'review', 'review-branch', 'review-commit', 'status']);
 
