@@ -68,7 +68,14 @@ export function startAgent(stream: acp.Stream, deps: AgentDeps): RunningAgent {
     });
   });
   let managerPromise: Promise<ThreadManager> | null = null;
-  const manager = () => (managerPromise ??= deps.openManager(approvals));
+  const manager = (): Promise<ThreadManager> => {
+    const opening = (managerPromise ??= deps.openManager(approvals));
+    // A failed start (a missing key, say) is tried again by the next request.
+    return opening.catch((error: unknown) => {
+      if (managerPromise === opening) managerPromise = null;
+      throw authError(error);
+    });
+  };
   const sandboxPolicy = (preset: ModePreset) => engine.sandboxPolicyFromMode(preset.sandboxMode, config.sandboxWorkspaceWrite);
   const send = (params: acp.SessionNotification) => connection?.client.notify(acp.methods.client.session.update, params) ?? Promise.resolve();
 
@@ -135,7 +142,8 @@ export function startAgent(stream: acp.Stream, deps: AgentDeps): RunningAgent {
       const cwd = absolute(params.cwd);
       const thread = await (
         await manager()
-      ).start({
+      )
+        .start({
         cwd,
         model: config.model,
         reasoningEffort: config.reasoningEffort,
@@ -145,8 +153,11 @@ export function startAgent(stream: acp.Stream, deps: AgentDeps): RunningAgent {
         baseInstructions: config.baseInstructions,
         developerInstructions: config.developerInstructions,
         compactPrompt: config.compactPrompt,
-        source: 'vscode',
-      });
+          source: 'vscode',
+        })
+        .catch((error: unknown) => {
+          throw authError(error);
+        });
       watchMcp(thread);
       useMcpServers(thread, params.mcpServers);
       const session = new AcpSession(thread, config, log);
@@ -233,6 +244,15 @@ export function startAgent(stream: acp.Stream, deps: AgentDeps): RunningAgent {
       }
     },
   };
+}
+
+/**
+ * A provider without its API key is "authentication required" (-32000) with the engine's message,
+ * which names the variable to set; other errors pass unchanged.
+ */
+function authError(error: unknown): unknown {
+  if (error instanceof Error && (error as Error & { code?: string }).code === 'missing_api_key') return acp.RequestError.authRequired({ code: 'missing_api_key' }, error.message);
+  return error;
 }
 
 /** The local answer of `/status`. */

@@ -21,10 +21,10 @@ afterAll(async () => {
 type Frame = { id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string } };
 
 /** Writes `lines` one at a time, each after the previous answer (when it has an id), then closes stdin. */
-async function exchange(lines: string[], expectAnswer: (line: string) => boolean): Promise<{ frames: Frame[]; raw: string[]; code: number | null }> {
+async function exchange(lines: string[], expectAnswer: (line: string) => boolean, on: Env = env): Promise<{ frames: Frame[]; raw: string[]; code: number | null }> {
   const child = spawn(process.execPath, [CLI_ENTRY, 'acp'], {
-    cwd: env.temp.cwd,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: env.temp.home, DEPUTY_HOME: env.temp.home, DEPUTY_LOG: 'warn' },
+    cwd: on.temp.cwd,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: on.temp.home, DEPUTY_HOME: on.temp.home, DEPUTY_LOG: 'warn' },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   try {
@@ -89,5 +89,20 @@ describe('deputy acp wire', () => {
     // Nothing but JSON-RPC frames on stdout.
     for (const line of raw) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
     expect(code).toBe(0);
+  });
+});
+
+describe('deputy acp without credentials', () => {
+  it('answers session/new with -32000 naming the variable when the provider has no key', async () => {
+    const keyless = await startEnv('model_provider = "openai"\napproval_policy = "never"');
+    try {
+      const { frames, code } = await exchange([init(1, 1), JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd: keyless.temp.cwd, mcpServers: [] } })], () => true, keyless);
+      const error = frames.find((f) => f.id === 2)?.error;
+      expect(error?.code).toBe(-32000);
+      expect(error?.message).toMatch(/OPENAI_API_KEY/);
+      expect(code).toBe(0);
+    } finally {
+      await keyless.close();
+    }
   });
 });

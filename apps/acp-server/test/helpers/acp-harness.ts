@@ -100,7 +100,7 @@ export async function startEnv(topToml = 'approval_policy = "never"\nsandbox_mod
     join(temp.home, 'config.toml'),
     [
       'model = "gpt-5.2-codex"',
-      'model_provider = "mock"',
+      /^model_provider\s*=/m.test(topToml) ? '' : 'model_provider = "mock"',
       topToml,
       '[model_providers.mock]',
       'name = "Mock"',
