@@ -146,6 +146,28 @@ describe('deputy acp', () => {
     });
   });
 
+  it('exits 0 when stdin closes during a turn, and the thread loads afterwards', async () => {
+    let exitCode: number | null | undefined;
+    // withAcp closes stdin when the body returns, with the turn still running.
+    const sessionId = await withAcp(env, async (c) => {
+      const { sessionId } = await newSession(c);
+      c.child.once('exit', (code) => (exitCode = code));
+      void c.prompt(sessionId, 'slow: 8000').catch(() => undefined);
+      await waitFor(() => c.rec.of(sessionId).some((u) => u.sessionUpdate === 'agent_message_chunk'));
+      return sessionId;
+    }).catch((error: unknown) => {
+      // The SDK reports the connection closing under a pending request; the exit code is what counts.
+      if (!String(error).includes('connection closed')) throw error;
+      return '';
+    });
+    expect(exitCode).toBe(0);
+    await withAcp(env, async (c) => {
+      await c.agent.request(acp.methods.agent.session.load, { sessionId, cwd: env.temp.cwd, mcpServers: [] });
+      const users = c.rec.of(sessionId).filter((u) => u.sessionUpdate === 'user_message_chunk');
+      expect(users).toHaveLength(1);
+    });
+  });
+
   it('cancels a pending permission request when the turn is cancelled', async () => {
     await withAcp(env, async (c) => {
       const { sessionId } = await newSession(c);
