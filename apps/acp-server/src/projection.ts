@@ -41,7 +41,7 @@ function commandKind(argv: string[]): acp.ToolKind {
 export function toolCallOf(item: ThreadItem): Omit<acp.ToolCall, 'status'> & { status: acp.ToolCallStatus } | null {
   switch (item.type) {
     case 'commandExecution': {
-      const content: acp.ToolCallContent[] = item.aggregatedOutput ? [{ type: 'content', content: text(`\`\`\`sh\n${tailOf(item.aggregatedOutput)}\n\`\`\``) }] : [];
+      const content: acp.ToolCallContent[] = item.aggregatedOutput ? outputContent(item.aggregatedOutput) : [];
       return {
         toolCallId: item.id,
         title: item.command,
@@ -84,6 +84,11 @@ export function toolCallOf(item: ThreadItem): Omit<acp.ToolCall, 'status'> & { s
 }
 
 const MAX_OUTPUT = 64 * 1024;
+
+/** Command output as the content of its tool call: the last 64 KiB in a `sh` fence. */
+export function outputContent(output: string): acp.ToolCallContent[] {
+  return [{ type: 'content', content: text(`\`\`\`sh\n${tailOf(output)}\n\`\`\``) }];
+}
 
 function tailOf(output: string): string {
   return output.length <= MAX_OUTPUT ? output.replace(/\n$/, '') : `…${output.slice(-MAX_OUTPUT)}`;

@@ -9,7 +9,7 @@ import * as acp from '@agentclientprotocol/sdk';
 import type { ResolvedConfig, Thread, TurnHandle, TurnOverrides } from '@deputy/engine';
 import type { EngineEvent, TurnInfo, UserInput } from '@deputy/protocol';
 import type { Logger } from './log.js';
-import { eventUpdates, type LiveState } from './projection.js';
+import { eventUpdates, outputContent, type LiveState } from './projection.js';
 
 /** An approval preset shown as an ACP mode (docs/acp.md, "Modes"). */
 export interface ModePreset {
@@ -147,7 +147,10 @@ export class AcpSession {
     this.#running = running;
     const live: LiveState = { streamed: new Set() };
     const early: EngineEvent[] = [];
+    const output = new OutputCoalescer((update) => void enqueue(update));
     const deliver = (event: EngineEvent) => {
+      if (event.type === 'item.delta' && event.kind === 'commandOutput') output.add(event.itemId, event.delta);
+      if (event.type === 'item.completed') output.drop(event.item.id);
       for (const update of eventUpdates(event, live)) void enqueue(update);
     };
     const off = this.thread.events.subscribe((event) => {
@@ -164,6 +167,7 @@ export class AcpSession {
         info = await handle.done;
       } finally {
         off();
+        output.close();
         await chain;
       }
       return responseFor(info, running.cancelRequested, this.id);
@@ -187,6 +191,40 @@ export class AcpSession {
   /** Waits for the running turn (after a cancel) to end. */
   async settled(): Promise<void> {
     await this.#running?.done;
+  }
+}
+
+/** Live command output: at most one `tool_call_update` per command every 200 ms, with the output so far. */
+class OutputCoalescer {
+  readonly #output = new Map<string, string>();
+  readonly #timers = new Map<string, NodeJS.Timeout>();
+
+  constructor(private readonly emit: (update: acp.SessionUpdate) => void) {}
+
+  add(itemId: string, delta: string): void {
+    this.#output.set(itemId, (this.#output.get(itemId) ?? '') + delta);
+    if (this.#timers.has(itemId)) return;
+    this.#timers.set(
+      itemId,
+      setTimeout(() => {
+        this.#timers.delete(itemId);
+        const text = this.#output.get(itemId);
+        if (text !== undefined) this.emit({ sessionUpdate: 'tool_call_update', toolCallId: itemId, content: outputContent(text) });
+      }, 200),
+    );
+  }
+
+  /** The command ended: its final update carries the whole output. */
+  drop(itemId: string): void {
+    clearTimeout(this.#timers.get(itemId));
+    this.#timers.delete(itemId);
+    this.#output.delete(itemId);
+  }
+
+  close(): void {
+    for (const timer of this.#timers.values()) clearTimeout(timer);
+    this.#timers.clear();
+    this.#output.clear();
   }
 }
 

@@ -99,6 +99,24 @@ describe('deputy acp', () => {
     });
   });
 
+  it('streams command output while it runs, coalesced, then the whole output with the final status', async () => {
+    await withAcp(env, async (c) => {
+      const { sessionId } = await newSession(c);
+      await c.prompt(sessionId, 'run: for i in 1 2 3 4; do echo line$i; sleep 0.4; done');
+      const updates = c.rec.of(sessionId).filter((u) => u.sessionUpdate === 'tool_call_update');
+      const final = updates.at(-1);
+      expect(final).toMatchObject({ status: 'completed' });
+      const finalText = JSON.stringify(final?.content);
+      for (const n of [1, 2, 3, 4]) expect(finalText).toContain(`line${n}`);
+      const partial = updates.slice(0, -1).filter((u) => u.content && !u.status);
+      expect(partial.length).toBeGreaterThan(0);
+      expect(JSON.stringify(partial[0]?.content)).toContain('line1');
+      // About 1.6 s of output at most five updates a second per command.
+      expect(partial.length).toBeLessThanOrEqual(10);
+      expect(c.invalid).toEqual([]);
+    });
+  });
+
   it('does not run the command when the user denies it', async () => {
     await withAcp(env, async (c) => {
       const { sessionId } = await newSession(c);
