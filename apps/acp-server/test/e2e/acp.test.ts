@@ -164,6 +164,22 @@ describe('deputy acp', () => {
     });
   });
 
+  it('refuses a second prompt while a turn runs, and queues one sent after a cancel', async () => {
+    await withAcp(env, async (c) => {
+      const { sessionId } = await newSession(c);
+      const first = c.prompt(sessionId, 'slow: 8000');
+      await waitFor(() => c.rec.of(sessionId).some((u) => u.sessionUpdate === 'agent_message_chunk'));
+      await expect(c.prompt(sessionId, 'too early')).rejects.toMatchObject({ code: -32600, message: expect.stringContaining('a turn is already running') });
+      await c.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+      const queued = c.prompt(sessionId, 'queued after cancel');
+      expect((await first).stopReason).toBe('cancelled');
+      expect((await queued).stopReason).toBe('end_turn');
+      const text = c.rec.of(sessionId).filter((u) => u.sessionUpdate === 'agent_message_chunk').map((u) => (u.content.type === 'text' ? u.content.text : '')).join('');
+      expect(text).toContain('ECHO: queued after cancel');
+      expect(c.invalid).toEqual([]);
+    });
+  });
+
   it('exits 0 when stdin closes during a turn, and the thread loads afterwards', async () => {
     let exitCode: number | null | undefined;
     // withAcp closes stdin when the body returns, with the turn still running.
