@@ -21,6 +21,7 @@ export const workspaceAlias: Record<string, string> = {
   '@deputy/rpc': `${root}packages/rpc/src/index.ts`,
   '@deputy/mcp-server': `${root}apps/mcp-server/src/index.ts`,
   '@deputy/app-server': `${root}apps/app-server/src/index.ts`,
+  '@deputy/acp-server': `${root}apps/acp-server/src/index.ts`,
 };
 
 /** The project config every package and app uses. */

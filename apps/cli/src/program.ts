@@ -69,6 +69,7 @@ export function buildProgram(exit: (code: number) => void): Command {
   addMcpCommand(program, exit);
   program.command('mcp-server').description('serve Deputy as an MCP server (tools codex, codex-reply); --help for its options');
   program.command('app-server').description('serve the Codex-compatible JSON-RPC app-server; --help for its options');
+  program.command('acp').description('serve Deputy as an Agent Client Protocol agent on stdio (editors); --help for its options');
   return program;
 }
 
@@ -91,6 +92,7 @@ function mergeResumeOptions(exec: Command, resume: Command): ExecOptions & { las
 const SERVERS: Record<string, () => Promise<(argv: string[]) => Promise<number>>> = {
   'mcp-server': async () => (await import('@deputy/mcp-server')).runMcpServer,
   'app-server': async () => (await import('@deputy/app-server')).runAppServer,
+  acp: async () => (await import('@deputy/acp-server')).runAcpServer,
 };
 
 async function main(): Promise<void> {
