@@ -8,7 +8,7 @@
  * Deputy reports it as `on-request`). The 0.130 TUI also does it over a capability-token server
  * with `--remote-auth-token-env`; the 0.171 TUI also switches profiles with `/permissions` and
  * resumes a thread.
- * Rewind (Esc Esc) and `/goal` use `thread/revert`, `thread/items/list` and `thread/goal/*`. The TUIs must be
+ * Rewind (Esc Esc, then Enter) uses `thread/read` and `thread/revert`; `/goal` uses `thread/goal/*`. The TUIs must be
  * installed (`bash scripts/install-codex-tui.sh`); when they are not, the tests fail and say so.
  * Set DEPUTY_TUI_SERVER=reference to run the same sessions against the reference
  * `codex app-server` of each version instead.
@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startScriptedModelServer, type ScriptedModelServer } from '@deputy/test-support';
-import { startAppServer, upgradeStatus, type AppServerProcess, type ServerKind } from './app-server-process.js';
+import { rpcRequests, startAppServer, upgradeStatus, type AppServerProcess, type ServerKind } from './app-server-process.js';
 import { CODEX_TUI_VERSIONS, requireCodexBinary, type CodexTuiVersion } from './codex-binary.js';
 import { TmuxSession } from './tmux-session.js';
 import { GREETING_ANSWER, TOOL_ANSWER_PREFIX, tuiModelScript } from './tui-model.js';
@@ -267,23 +267,43 @@ describe(`the Codex 0.171.0 TUI's newer features against the ${SERVER_UNDER_TEST
     SESSION_TIMEOUT_MS,
   );
 
-  // The served methods answer (local-state-0171.test.ts), but the TUI shows no backtrack view after
-  // these keys yet: skipped until the key sequence is understood.
-  it.skip(
-    'rewinds to an earlier prompt with Esc Esc',
+  it(
+    'rewinds to an earlier prompt with Esc Esc, and the server forgets the reverted turn',
     async () => {
       const { work, tui, server } = await startSession({ version, withToken: false });
       await explain(server, (async () => {
         await greet(tui, work);
-        await submit(tui, 'A second prompt to rewind over');
+        const second = 'A second prompt to rewind over';
+        await submit(tui, second);
         await tui.waitFor('the second answer', (s) => s.split(GREETING_ANSWER).length > 2);
+        // Each Esc waits for the screen it leads to: two Escapes sent back to back reach the TUI
+        // as one escape sequence and do nothing.
         await tui.press('Escape');
+        await tui.waitForText('esc again to edit previous message');
         await tui.press('Escape');
+        await tui.waitForText('Browsing transcript');
+        // Enter rewinds to the selected (last) prompt: thread/revert {beforeTurnId} on the server.
         await tui.press('Enter');
-        const screen = await tui.waitFor('the rewind', (s) => /reverted|Failed to edit/i.test(s));
-        expectScreen(screen).not.toMatch(/Failed to edit the selected prompt/);
+        const screen = await tui.waitForText('Conversation reverted to this point');
+        const after = screen.split('Conversation reverted to this point').at(-1) ?? '';
+        // The reverted prompt is back in the composer, and its answer is gone from the screen.
+        expectScreen(screen).toMatch(new RegExp(`› ${second}\\s*$`, 'm'));
+        expectScreen(after).not.toContain(GREETING_ANSWER);
+        // Sending the edited prompt again runs it as the thread's second turn, not its third.
+        await tui.press('Enter');
+        await tui.waitFor('the answer to the resent prompt', (s) => (s.split('Conversation reverted to this point').at(-1) ?? '').includes(GREETING_ANSWER));
         await submit(tui, '/quit');
         expect(await tui.waitForExit()).toBe(0);
+
+        const [list] = (await rpcRequests(server.url, [{ method: 'thread/list', params: {} }])) as [{ data: { id: string }[] }];
+        expect(list.data).toHaveLength(1);
+        const [read] = (await rpcRequests(server.url, [{ method: 'thread/read', params: { threadId: list.data[0]?.id, includeTurns: true } }])) as [
+          { thread: { turns: { items: { type: string; content?: { type: string; text?: string }[] }[] }[] } },
+        ];
+        const prompts = read.thread.turns.map((turn) =>
+          turn.items.filter((item) => item.type === 'userMessage').flatMap((item) => (item.content ?? []).map((part) => part.text ?? '')),
+        );
+        expect(prompts).toEqual([['Hello there, TUI test!'], [second]]);
       })());
     },
     SESSION_TIMEOUT_MS,
