@@ -275,6 +275,8 @@ describe('ephemeral threads', () => {
       ephemeral: true,
       approvalPolicy: 'never',
       sandbox: null,
+      // What the 0.171 TUI sends for its hidden title thread (an open string in 0.171).
+      threadSource: 'thread_title',
     });
     expect(started.thread).toMatchObject({ ephemeral: true, path: null });
     const threadId = started.thread.id;

@@ -16,7 +16,7 @@ import {
   SandboxPolicySchema,
 } from './policies.js';
 import { AbsolutePathSchema, UInt32Schema } from './primitives.js';
-import { ThreadSchema, ThreadSourceSchema } from './shared.js';
+import { ThreadSchema } from './shared.js';
 import { ThreadReadStateSchema } from './thread-read-state.js';
 
 /** The fields of one client function tool. */
@@ -112,8 +112,11 @@ export const ThreadStartParamsSchema = z.object({
   serviceName: z.string().nullish(),
   /** Why the session starts. */
   sessionStartSource: z.enum(['startup', 'clear']).nullish(),
-  /** Who starts the thread. */
-  threadSource: ThreadSourceSchema.nullish(),
+  /**
+   * Who starts the thread: 0.130's `user` / `subagent` / `memory_consolidation`, or any string a
+   * current client sends (0.171 made it open; the TUI's title threads say `thread_title`).
+   */
+  threadSource: z.string().nullish(),
   /** Client tools for the model (experimental). */
   dynamicTools: z.array(DynamicToolSpecSchema).nullish(),
   /** Remote environments (experimental). */
@@ -185,8 +188,8 @@ export const ThreadForkParamsSchema = z.object({
   ...threadOverrides,
   /** Make the fork ephemeral. */
   ephemeral: z.boolean().optional(),
-  /** Who starts the fork. */
-  threadSource: ThreadSourceSchema.nullish(),
+  /** Who starts the fork (an open string, as on `thread/start`). */
+  threadSource: z.string().nullish(),
   /** Fork from this rollout path instead of the id (experimental). */
   path: z.string().nullish(),
   /** Leave `thread.turns` empty (experimental). */
