@@ -1,7 +1,8 @@
 /**
  * @deputy/client against the built app-server (spawned with a temp home and the scripted model
  * server): over stdio and ws, a thread and a turn whose command approval the callback answers,
- * notifications iterated per thread, errors surfaced as `RpcError`, a refused token, and a close
+ * notifications iterated per thread, a dynamic tool call answered by its handler, errors surfaced
+ * as `RpcError`, a refused token, and a close
  * that leaves no process. Also runs examples/automation.mjs, the script of docs/client.md.
  */
 import { execFile } from 'node:child_process';
@@ -36,17 +37,21 @@ const script: StepHandler = (request) => {
   const first = (request.body.input as Array<{ role?: string; content?: Array<{ text?: string }> }> | undefined)
     ?.filter((i) => i.role === 'user')
     .map((i) => i.content?.map((c) => c.text ?? '').join('') ?? '')
-    .findLast((t) => t.startsWith('run:') || t.startsWith('edit:'));
+    .findLast((t) => /^(run|edit|tool):/.test(t));
   const ask = prompt || first || '';
   if (ask.startsWith('run:')) {
-    if (done === 0) return { output: [functionCall('exec_command', { cmd: ask.slice(4).trim(), yield_time_ms: 5000 })] };
+    if (done === 0) return { output: [functionCall('exec_command', { cmd: ask.slice(4).trim(), yield_time_ms: 30_000 })] };
     return { output: [text(`DONE after ${done}`)] };
   }
   if (ask.startsWith('edit:')) {
     const commands = ask.slice(5).split(';').map((c) => c.trim());
-    if (done < commands.length) return { output: [functionCall('exec_command', { cmd: commands[done], yield_time_ms: 5000 })] };
+    if (done < commands.length) return { output: [functionCall('exec_command', { cmd: commands[done], yield_time_ms: 30_000 })] };
     if (done === commands.length) return { output: [customToolCall('apply_patch', '*** Begin Patch\n*** Add File: added.txt\n+from the script\n*** End Patch\n')] };
     return { output: [text(`DONE after ${done}`)] };
+  }
+  if (ask.startsWith('tool:')) {
+    if (tail.kind === 'tool-output') return { output: [text(`TOOL_RESULT: ${tail.output.output}`)] };
+    return { output: [functionCall('lookup', { order: ask.slice(5).trim() })] };
   }
   return { output: [text(`ECHO: ${ask}`)] };
 };
@@ -153,6 +158,31 @@ describe('@deputy/client', () => {
     expect(existsSync(file)).toBe(false);
     const command = seen.find((n) => n.method === 'item/completed' && n.params.item.type === 'commandExecution');
     expect(command?.method === 'item/completed' && command.params.item.type === 'commandExecution' && command.params.item.status).toBe('declined');
+  });
+
+  it('answers a dynamic tool call (item/tool/call) with the handler', async () => {
+    const calls: unknown[] = [];
+    client = await connect({
+      spawn: spawnOptions(),
+      experimentalApi: true,
+      handlers: {
+        'item/tool/call': (params) => {
+          calls.push(params.arguments);
+          return { contentItems: [{ type: 'inputText', text: `order ${(params.arguments as { order: string }).order} shipped` }], success: true };
+        },
+      },
+    });
+    const inputSchema = { type: 'object', properties: { order: { type: 'string' } }, required: ['order'] };
+    const { thread } = await client.request('thread/start', { dynamicTools: [{ name: 'lookup', description: 'Look up an order', inputSchema }] });
+    const events = client.notifications({ threadId: thread.id });
+    await client.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text: 'tool: A-17' }] });
+    let answer = '';
+    for await (const n of events) {
+      if (n.method === 'item/completed' && n.params.item.type === 'agentMessage') answer = n.params.item.text;
+      if (n.method === 'turn/completed') break;
+    }
+    expect(calls).toEqual([{ order: 'A-17' }]);
+    expect(answer).toContain('order A-17 shipped');
   });
 
   it('connects over ws and unix with a capability token, refuses a wrong one, and ends the iterators on close', async () => {
