@@ -19,6 +19,7 @@ export const workspaceAlias: Record<string, string> = {
   '@deputy/test-support': `${root}packages/test-support/src/index.ts`,
   '@deputy/demo-model': `${root}packages/demo-model/src/index.ts`,
   '@deputy/rpc': `${root}packages/rpc/src/index.ts`,
+  '@deputy/client': `${root}packages/client/src/index.ts`,
   '@deputy/mcp-server': `${root}apps/mcp-server/src/index.ts`,
   '@deputy/app-server': `${root}apps/app-server/src/index.ts`,
   '@deputy/acp-server': `${root}apps/acp-server/src/index.ts`,

@@ -1,0 +1,3 @@
+import { deputyProject } from '../../vitest.shared.js';
+
+export default deputyProject();
