@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `pnpm bench`: runs every benchmark script in scripts/bench/*.mjs in turn, each in its own Node
 // process printing its own table, after checking that the build they import exists. Known
-// benches run in a fixed order (list, read, sandbox, mcp, app-server, turn-overhead, robust), any other
+// benches run in a fixed order (list, read, sandbox, mcp, app-server, turn-overhead, robust, soak, scale), any other
 // script after them alphabetically; helpers live in scripts/bench/lib/ and are not run.
 //   pnpm bench                       # all of them
 //   pnpm bench app-server list       # only these (names without .mjs)
@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const benchDir = path.join(root, 'scripts', 'bench');
-const ORDER = ['list', 'read', 'sandbox', 'mcp', 'mcp-client', 'app-server', 'turn-overhead', 'robust'];
+const ORDER = ['list', 'read', 'sandbox', 'mcp', 'mcp-client', 'app-server', 'turn-overhead', 'robust', 'soak', 'scale'];
 const REQUIRED_BUILD = ['packages/protocol/dist/index.js', 'packages/engine/dist/index.js', 'packages/test-support/dist/index.js'];
 
 // Names come first; everything from the first flag on is passed through (flag values included).

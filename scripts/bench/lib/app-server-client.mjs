@@ -7,7 +7,10 @@
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { REPO_ROOT } from './paths.mjs';
 
 /** Resident set size of `pid` in KiB (Linux /proc), or null. */
 function rssKbOf(pid) {
@@ -43,6 +46,13 @@ function processTree(root) {
   return out;
 }
 
+/** Resident memory of `pid` and its descendants in KiB (null off Linux). */
+export function treeRssKb(pid) {
+  if (process.platform !== 'linux') return null;
+  const values = processTree(pid).map(rssKbOf).filter((v) => v !== null);
+  return values.length === 0 ? null : values.reduce((a, b) => a + b, 0);
+}
+
 /** What a server→client request is answered with. */
 function defaultServerRequestAnswer(method) {
   if (method.endsWith('/requestApproval')) return { decision: 'accept' };
@@ -56,19 +66,9 @@ function defaultServerRequestAnswer(method) {
 export function spawnAppServer({ command, args, env, cwd, label, timeoutMs = 120_000 }) {
   const started = performance.now();
   const child = spawn(command, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-  const pending = new Map();
-  const listeners = new Set();
   const stderrTail = [];
-  let nextId = 1;
   let exited = null;
-
-  const fail = (error) => {
-    for (const { reject, timer } of pending.values()) {
-      clearTimeout(timer);
-      reject(error);
-    }
-    pending.clear();
-  };
+  let fail = () => {};
   child.on('exit', (code, signal) => {
     exited = { code, signal };
     fail(new Error(`${label}: exited (${signal ?? code}) with requests pending; stderr: ${stderrTail.join('').slice(-2000)}`));
@@ -81,7 +81,95 @@ export function spawnAppServer({ command, args, env, cwd, label, timeoutMs = 120
   });
 
   const send = (message) => child.stdin.write(`${JSON.stringify(message)}\n`);
-  createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', (line) => {
+  const rpc = rpcClient({ label, send, timeoutMs, isClosed: () => exited !== null });
+  fail = rpc.fail;
+  createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', rpc.receive);
+
+  return Object.assign(rpc.client, {
+    pid: child.pid,
+    spawnedAt: started,
+    /** Resident memory of the server's process tree in KiB (null off Linux). */
+    rssKb() {
+      return exited ? null : treeRssKb(child.pid);
+    },
+    /** Open file descriptors of the server process (null off Linux). */
+    openFds() {
+      try {
+        return exited ? null : readdirSync(`/proc/${child.pid}/fd`).length;
+      } catch {
+        return null;
+      }
+    },
+    /** The last stderr output (for error messages). */
+    stderr() {
+      return stderrTail.join('');
+    },
+    /** Closes stdin, waits briefly for a clean exit, then kills the process by PID. */
+    async close() {
+      if (exited) return;
+      const done = new Promise((resolve) => child.once('exit', resolve));
+      child.stdin.end();
+      const timer = setTimeout(() => {
+        try {
+          process.kill(child.pid, 'SIGKILL');
+        } catch {
+          // Already gone.
+        }
+      }, 3_000);
+      await done;
+      clearTimeout(timer);
+    },
+  });
+}
+
+/**
+ * Connects to a server's `ws://` listener (retrying for `waitMs` while it starts) and returns
+ * the same client as `spawnAppServer` without the process parts; `close()` closes the socket.
+ */
+export async function connectWebSocket(url, { label = 'ws', timeoutMs = 120_000, waitMs = 30_000 } = {}) {
+  const WebSocket = createRequire(path.join(REPO_ROOT, 'apps/app-server/package.json'))('ws');
+  const deadline = performance.now() + waitMs;
+  for (;;) {
+    const ws = new WebSocket(url, { perMessageDeflate: false });
+    const opened = await new Promise((resolve) => ws.once('open', () => resolve(true)).once('error', () => resolve(false)));
+    if (!opened) {
+      ws.terminate();
+      if (performance.now() > deadline) throw new Error(`${label}: could not connect to ${url}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      continue;
+    }
+    let closed = false;
+    const rpc = rpcClient({ label, send: (message) => ws.send(JSON.stringify(message)), timeoutMs, isClosed: () => closed });
+    ws.on('message', (data) => rpc.receive(data.toString('utf8')));
+    ws.on('error', () => undefined);
+    ws.once('close', () => {
+      closed = true;
+      rpc.fail(new Error(`${label}: connection closed`));
+    });
+    return Object.assign(rpc.client, {
+      close: () => {
+        if (!closed) ws.close();
+      },
+    });
+  }
+}
+
+/**
+ * The JSON-RPC side of a client, independent of the transport: `receive(line)` takes one
+ * incoming message, `send(message)` writes one, `fail(error)` rejects every pending request.
+ */
+export function rpcClient({ label, send, timeoutMs = 120_000, isClosed = () => false }) {
+  const pending = new Map();
+  const listeners = new Set();
+  let nextId = 1;
+  const fail = (error) => {
+    for (const { reject, timer } of pending.values()) {
+      clearTimeout(timer);
+      reject(error);
+    }
+    pending.clear();
+  };
+  const receive = (line) => {
     if (line.trim() === '') return;
     // Arrival time and size, before this client's own JSON.parse, so timings exclude the client.
     const receivedAt = performance.now();
@@ -106,12 +194,10 @@ export function spawnAppServer({ command, args, env, cwd, label, timeoutMs = 120
     clearTimeout(entry.timer);
     if (message.error) entry.reject(Object.assign(new Error(`${label}: ${entry.method}: ${message.error.message}`), { rpc: message.error }));
     else entry.resolve({ result: message.result, ms: receivedAt - entry.sentAt, bytes: Buffer.byteLength(line) });
-  });
+  };
 
   const client = {
     label,
-    pid: child.pid,
-    spawnedAt: started,
     /** Sends a request and resolves with its result. */
     async request(method, params) {
       return (await client.requestTimed(method, params)).result;
@@ -123,7 +209,7 @@ export function spawnAppServer({ command, args, env, cwd, label, timeoutMs = 120
     requestTimed(method, params) {
       const id = nextId++;
       return new Promise((resolve, reject) => {
-        if (exited) return reject(new Error(`${label}: already exited`));
+        if (isClosed()) return reject(new Error(`${label}: already exited`));
         const timer = setTimeout(() => {
           pending.delete(id);
           reject(new Error(`${label}: ${method} timed out after ${timeoutMs} ms`));
@@ -162,34 +248,10 @@ export function spawnAppServer({ command, args, env, cwd, label, timeoutMs = 120
       client.notify('initialized');
       return result;
     },
-    /** Resident memory of the server's process tree in KiB (null off Linux). */
-    rssKb() {
-      if (process.platform !== 'linux' || exited) return null;
-      const values = processTree(child.pid).map(rssKbOf).filter((v) => v !== null);
-      return values.length === 0 ? null : values.reduce((a, b) => a + b, 0);
-    },
-    /** The last stderr output (for error messages). */
-    stderr() {
-      return stderrTail.join('');
-    },
-    /** Closes stdin, waits briefly for a clean exit, then kills the process by PID. */
-    async close() {
-      if (exited) return;
-      const done = new Promise((resolve) => child.once('exit', resolve));
-      child.stdin.end();
-      const timer = setTimeout(() => {
-        try {
-          process.kill(child.pid, 'SIGKILL');
-        } catch {
-          // Already gone.
-        }
-      }, 3_000);
-      await done;
-      clearTimeout(timer);
-    },
   };
-  return client;
+  return { client, receive, fail };
 }
+
 
 /** Starts a thread and resolves with its id. */
 export async function startThread(client, params = {}) {

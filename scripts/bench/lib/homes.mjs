@@ -36,14 +36,14 @@ export async function makeHome(kind, modelUrl) {
 
 /**
  * The spawn options of a server: `kind` is `deputy` or `reference`; `bin` is the reference
- * binary (ignored for ours).
+ * binary (ignored for ours); `listen` the transport (stdio by default, or `ws://127.0.0.1:PORT`).
  */
-export function serverSpawnOptions(kind, home, { bin, cwd, viaCli = false } = {}) {
+export function serverSpawnOptions(kind, home, { bin, cwd, viaCli = false, listen = 'stdio://' } = {}) {
   const env = { ...process.env, RUST_LOG: 'error', NO_COLOR: '1' };
   if (kind === 'deputy') {
     // `viaCli`: the command users run, `deputy app-server`, instead of the server's own bin.
     const entry = viaCli ? [distPath('cli'), 'app-server'] : [distPath('appServer')];
-    return { label: 'deputy', command: process.execPath, args: [...entry, '--listen', 'stdio://'], env: { ...env, DEPUTY_HOME: home }, cwd };
+    return { label: 'deputy', command: process.execPath, args: [...entry, '--listen', listen], env: { ...env, DEPUTY_HOME: home }, cwd };
   }
-  return { label: 'reference', command: bin, args: ['app-server', '--listen', 'stdio://'], env: { ...env, CODEX_HOME: home }, cwd };
+  return { label: 'reference', command: bin, args: ['app-server', '--listen', listen], env: { ...env, CODEX_HOME: home }, cwd };
 }

@@ -3,7 +3,8 @@
  * script is stateless (each answer follows from the request's own conversation): `run: CMD`
  * calls `exec_command` with CMD in a non-login shell, `shell: CMD` with the default shell (a
  * login shell, or the shell snapshot where there is one), `shellN: CMD` does that N times in a
- * row (one call per model response), a tool output is answered with `TOOL_RESULT: <last line>`, and
+ * row (one call per model response), `items: N` answers with N messages in one response, a
+ * tool output is answered with `TOOL_RESULT: <last line>`, and
  * any other text with `ECHO: <text>`. The proxy records, per model request, when its headers
  * arrived and when the last response byte was written, so a bench can subtract model time.
  */
@@ -26,6 +27,8 @@ export async function startBenchModel() {
     if (shell && (tail.kind === 'user' || (tail.kind === 'tool-output' && outputsThisTurn(request) < Number(shell[1] || '1')))) return shellCall(shell[2]);
     if (tail.kind === 'user') {
       const said = tail.text.trim();
+      const many = /^items: (\d+)$/.exec(said);
+      if (many) return { output: Array.from({ length: Number(many[1]) }, (_, i) => ts.text(`item ${i + 1}`)) };
       if (said.startsWith('run: ')) return { output: [ts.functionCall('exec_command', { cmd: said.slice(5), login: false, yield_time_ms: 10_000 })] };
       return { output: [ts.text(`ECHO: ${said}`)] };
     }

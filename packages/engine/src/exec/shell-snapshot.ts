@@ -19,7 +19,10 @@
  * the file bound read-only on top of that mask and nothing else of the home. A new snapshot is
  * taken when the shell, the turn's cwd or the command environment changes; the files of a thread
  * are removed when it closes, and {@link cleanStaleShellSnapshots} removes the ones left by
- * processes that died (older than three days, or unfinished ones older than an hour).
+ * processes that died (older than three days, or unfinished ones older than an hour). Threads
+ * of one process that ask for the same shell, cwd, environment and sandbox within 30 seconds
+ * share one capture (each still gets its own file), so many threads starting at once start one
+ * login shell.
  */
 import { randomBytes, createHash } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -141,11 +144,10 @@ export class ShellSnapshots {
     const temp = path.join(dir, `${this.options.threadId}.tmp-${nonce}`);
     const file = path.join(dir, `${this.options.threadId}.${nonce}.sh`);
     try {
-      const text = await captureSnapshot(request, this.options.envPolicy);
+      const text = await verifiedText(request, this.options.envPolicy, dir, `${this.options.threadId}.check-${nonce}`);
       await mkdir(dir, { recursive: true, mode: 0o700 });
       this.#files.add(temp);
       await writeFile(temp, text, { mode: 0o600 });
-      await checkSnapshot(temp, request);
       await rename(temp, file);
       this.#files.delete(temp);
       this.#files.add(file);
@@ -162,6 +164,42 @@ export class ShellSnapshots {
       return null;
     }
   }
+}
+
+/** How long a verified snapshot text serves other threads (a profile edit shows up after it). */
+const SHARED_SNAPSHOT_TTL_MS = 30_000;
+/** Verified snapshot texts of this process by request (shell, cwd, env, sandbox, policy). */
+const verifiedTexts = new Map<string, { takenAtMs: number; text: Promise<string> }>();
+
+/**
+ * The snapshot text for `request`, captured and checked (sourced once) by the first thread that
+ * asks; threads asking for the same shell, cwd, environment and sandbox within
+ * `SHARED_SNAPSHOT_TTL_MS` get the same text without starting a login shell, so 200 new threads
+ * starting turns at once pay one capture, not 200. A failed capture is not kept.
+ */
+function verifiedText(request: SnapshotRequest, envPolicy: ShellEnvironmentPolicy, dir: string, checkName: string): Promise<string> {
+  const key = createHash('sha256')
+    .update(JSON.stringify([snapshotKey(request), request.sandbox, request.hiddenPaths ?? [], envPolicy]))
+    .digest('hex');
+  const now = Date.now();
+  for (const [k, v] of verifiedTexts) if (now - v.takenAtMs > SHARED_SNAPSHOT_TTL_MS) verifiedTexts.delete(k);
+  const found = verifiedTexts.get(key);
+  if (found) return found.text;
+  const text = (async () => {
+    const captured = await captureSnapshot(request, envPolicy);
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const check = path.join(dir, checkName);
+    try {
+      await writeFile(check, captured, { mode: 0o600 });
+      await checkSnapshot(check, request);
+    } finally {
+      await rm(check, { force: true }).catch(() => undefined);
+    }
+    return captured;
+  })();
+  verifiedTexts.set(key, { takenAtMs: now, text });
+  text.catch(() => verifiedTexts.delete(key));
+  return text;
 }
 
 /** Identifies the shell, cwd and environment a snapshot was taken for. */

@@ -28,6 +28,8 @@ import { joinUserShell, type UserShellHandle } from './user-shell.js';
 
 /** Shortest gap between two writes of one item's streamed agent text (see `#partials`). */
 const PARTIAL_TEXT_INTERVAL_MS = 250;
+/** Least time between two index updates for the items of one turn (turn ends always update). */
+const ACTIVITY_INTERVAL_MS = 1_000;
 
 export type { ModelInfo, PendingApproval, ThreadDeps, ThreadMeta, TurnHandle, TurnRecord } from './thread-types.js';
 export type { ActiveTurn } from './turn-scope.js';
@@ -390,6 +392,7 @@ export class Thread {
    * at most every {@link PARTIAL_TEXT_INTERVAL_MS} per item (and once more when its turn ends
    * without completing it), so a crash mid-answer loses at most that much of what was said.
    */
+  #indexedAtMs = 0;
   readonly #partials = new Map<string, { turnId: string; text: string; writtenAtMs: number; written: number }>();
 
   #persistPartial(itemId: string, force: boolean): void {
@@ -428,8 +431,10 @@ export class Thread {
         this.#partials.delete(event.item.id);
         rollout.append({ type: 'item', payload: { turnId: event.turnId, item: event.item, completedAtMs: event.atMs } });
         this.turns.find((t) => t.info.id === event.turnId)?.items.push(event.item);
-        if (!this.preview && event.item.type === 'userMessage') this.preview = previewOf(event.item);
-        this.#touch();
+        const firstPreview = !this.preview && event.item.type === 'userMessage';
+        if (firstPreview) this.preview = previewOf(event.item);
+        // Items of a long turn update the index at most once per interval; turn ends always do.
+        this.#touch(firstPreview);
         break;
       }
       case 'tokenUsage.updated':
@@ -449,7 +454,7 @@ export class Thread {
         rollout.append({ type: 'turn_ended', payload: { turn: event.turn } });
         const record = this.turns.find((t) => t.info.id === event.turn.id);
         if (record) record.info = event.turn;
-        this.#touch();
+        this.#touch(true);
         break;
       }
       default:
@@ -457,8 +462,15 @@ export class Thread {
     }
   }
 
-  #touch(): void {
+  /**
+   * Records activity: `updatedAtMs` always moves; the index (`onActivity`, a synchronous SQLite
+   * write) hears of it when `force`d or at most once per `ACTIVITY_INTERVAL_MS`, so a turn that
+   * streams thousands of items does not pay one index write per item.
+   */
+  #touch(force: boolean): void {
     this.updatedAtMs = Date.now();
+    if (!force && this.updatedAtMs - this.#indexedAtMs < ACTIVITY_INTERVAL_MS) return;
+    this.#indexedAtMs = this.updatedAtMs;
     this.deps.onActivity(this);
   }
 }

@@ -110,6 +110,29 @@ describe('shell snapshot', () => {
     expect(await snapshots.wrap(shellArgv('true', { shell: '/bin/bash' }), { cwd, env, sandbox: { type: 'danger-full-access' } })).toBeNull();
   });
 
+  it('takes one login shell for threads that start together with the same shell, cwd and environment', async () => {
+    const env = commandEnv();
+    const runs = path.join(userHome, 'profile-runs');
+    await fs.appendFile(path.join(userHome, '.bash_profile'), `echo run >> ${runs}\n`);
+    const others = Array.from({ length: 3 }, (_, i) => new ShellSnapshots({ home, threadId: `thread-${i + 2}`, envPolicy: DEFAULT_SHELL_ENVIRONMENT_POLICY }));
+    try {
+      const request = { cwd, env, sandbox: { type: 'danger-full-access' } } as const;
+      const wrapped = await Promise.all([snapshots, ...others].map((s) => s.wrap(shellArgv('true', { shell: '/bin/bash' }), request)));
+      const files = wrapped.map((w) => w?.readablePaths[0] ?? '');
+      expect(new Set(files).size).toBe(4);
+      expect(files.map((f) => path.basename(f).split('.')[0])).toEqual(['thread-1', 'thread-2', 'thread-3', 'thread-4']);
+      const texts = await Promise.all(files.map((f) => fs.readFile(f, 'utf8')));
+      expect(texts[0]).toContain('FROM_PROFILE');
+      expect(new Set(texts).size).toBe(1);
+      expect((await fs.readFile(runs, 'utf8')).trim().split('\n')).toEqual(['run']);
+      expect(await run(wrapped[3]?.argv ?? [], env)).toBe('');
+      // No check file is left behind.
+      expect((await fs.readdir(path.join(home, SHELL_SNAPSHOT_DIR))).sort()).toEqual(files.map((f) => path.basename(f)).sort());
+    } finally {
+      await Promise.all(others.map((s) => s.close()));
+    }
+  });
+
   it('leaves the thread on the login shell when the profile fails, and says why', async () => {
     await fs.writeFile(path.join(userHome, '.bash_profile'), 'exit 3\n');
     const wrapped = await snapshots.wrap(shellArgv('true', { shell: '/bin/bash' }), { cwd, env: commandEnv(), sandbox: { type: 'danger-full-access' } });

@@ -6,8 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { appendFile, copyFile, mkdir, rm } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { functionCall, lastUserText, text } from '@deputy/test-support';
+import { ThreadIndex } from '../../src/persistence/thread-index.js';
 import { sharedHome, startTestEngine } from '../helpers/engine.js';
 import { readRolloutLines, requestText, unansweredCalls } from './support.js';
 
@@ -106,6 +107,25 @@ describe('the thread index', () => {
     expect(beta.path).toBe(two.path);
     expect(listed.map((t) => t.id)).toEqual(listedBefore.map((t) => t.id));
     expect(second.manager.list({ limit: 10, search: 'alpha' }).threads.map((t) => t.id)).toEqual([one.id]);
+  });
+
+  it('is updated once per turn end, not once per item, when a turn streams many items', async () => {
+    const { server, temp, open } = await shared();
+    const engine = await open();
+    const items = 300;
+    server.enqueue({ output: Array.from({ length: items }, (_, i) => text(`item ${i}`)) });
+    const thread = await engine.manager.start({ cwd: temp.cwd });
+    const touch = vi.spyOn(ThreadIndex.prototype, 'touch');
+    onTestFinished(() => touch.mockRestore());
+    const turn = await thread.startTurn([{ type: 'text', text: 'many items' }]).done;
+    expect(turn.status).toBe('completed');
+    const snapshot = await engine.manager.read(thread.id);
+    expect(snapshot.turns[0]!.items.filter((i) => i.type === 'agentMessage')).toHaveLength(items);
+    // The first user message, then at most one write per second of streaming, then the turn end.
+    expect(touch.mock.calls.length).toBeGreaterThanOrEqual(2);
+    expect(touch.mock.calls.length).toBeLessThan(items / 10);
+    const listed = engine.manager.list({ limit: 1 }).threads[0]!;
+    expect(listed).toMatchObject({ id: thread.id, preview: 'many items', updatedAtMs: snapshot.summary.updatedAtMs });
   });
 
   it('picks up a rollout whose index row is missing', async () => {
