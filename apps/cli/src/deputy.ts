@@ -9,18 +9,18 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** The bundle of each server subcommand, relative to this file (`apps/cli/dist/`). */
-const SERVER_BUNDLES: Record<string, string> = {
-  'app-server': '../../app-server/bundle/main.js',
-  'mcp-server': '../../mcp-server/bundle/main.js',
-};
-
-const relative = SERVER_BUNDLES[process.argv[2] ?? ''];
-const bundle = relative === undefined ? null : new URL(relative, import.meta.url);
-if (bundle !== null && existsSync(fileURLToPath(bundle))) {
-  // The bundle reads its arguments from argv[2…], as its own bin does.
+const subcommand = process.argv[2];
+const bundleOf = (server: string) => fileURLToPath(new URL(`../../${server}/bundle/main.js`, import.meta.url));
+// The bundle reads its arguments from argv[2…], as its own bin does. Literal specifiers, so the
+// dependency rules see every import; the bundles are prebuilt JavaScript without types.
+if (subcommand === 'app-server' && existsSync(bundleOf('app-server'))) {
   process.argv.splice(2, 1);
-  await import(bundle.href);
+  // @ts-expect-error a prebuilt bundle (apps/app-server/bundle/main.js) has no type declarations
+  await import('../../app-server/bundle/main.js');
+} else if (subcommand === 'mcp-server' && existsSync(bundleOf('mcp-server'))) {
+  process.argv.splice(2, 1);
+  // @ts-expect-error a prebuilt bundle (apps/mcp-server/bundle/main.js) has no type declarations
+  await import('../../mcp-server/bundle/main.js');
 } else {
   await import('./program.js');
 }

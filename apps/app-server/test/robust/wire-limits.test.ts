@@ -67,7 +67,7 @@ describe('thread/list bounds', () => {
     const nul = await ws.waitText((t) => t.includes('"id":"nul"'));
     expect(nul.value.error).toEqual({ code: -32600, message: 'Invalid request: searchTerm must not contain NUL (U+0000)' });
     ws.send(JSON.stringify({ method: 'thread/list', id: 'max', params: { searchTerm: 'x'.repeat(1024), limit: 4294967295 } }));
-    expect((await ws.waitText((t) => t.includes('"id":"max"'))).value.result).toEqual({ data: [], nextCursor: null, backwardsCursor: null });
+    expect((await ws.waitText((t) => t.includes('"id":"max"'))).value.result).toEqual({ data: [], nextCursor: null, backwardsCursor: null, readStates: {} });
     expect(server.stderr()).not.toContain('unterminated string');
   });
 });

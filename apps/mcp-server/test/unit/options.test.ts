@@ -30,7 +30,15 @@ describe('parseMcpServerArgs', () => {
 
 describe('parseSettings', () => {
   it('has the documented defaults', () => {
-    expect(DEFAULT_SETTINGS).toEqual({ codex_events: true, approval_timeout_seconds: 600, approval_fallback: 'deny', session_tools: false, progress_interval_ms: 15_000 });
+    expect(DEFAULT_SETTINGS).toEqual({
+      codex_events: true,
+      approval_timeout_seconds: 600,
+      approval_fallback: 'deny',
+      session_tools: false,
+      progress_interval_ms: 15_000,
+      http_session_idle_seconds: 600,
+      http_max_sessions: 256,
+    });
   });
 
   it('names the key of a bad or unknown value', () => {
