@@ -18,7 +18,7 @@ import { build } from 'esbuild';
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ENTRY = path.join(REPO, 'apps/cli/dist/deputy.js');
 /** Native addons: installed by npm with the package, loaded at run time. */
-const NATIVE = ['better-sqlite3', '@lydell/node-pty'];
+const NATIVE = ['better-sqlite3', '@lydell/node-pty', '@napi-rs/keyring'];
 /** ws's optional native helpers: never required, left to `ws` to look for. */
 const OPTIONAL = ['bufferutil', 'utf-8-validate'];
 const REQUIRE_SHIM = "import { createRequire as __deputyCreateRequire } from 'node:module'; const require = __deputyCreateRequire(import.meta.url);";

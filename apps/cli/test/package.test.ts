@@ -130,7 +130,7 @@ describe('the npm package', () => {
     expect(list.filter((f) => /test|fixture/i.test(f))).toEqual([]);
     const manifest = JSON.parse(execFileSync('tar', ['xzf', tarball, '-O', 'package/package.json'], { encoding: 'utf8' })) as Record<string, unknown>;
     expect(manifest).toMatchObject({ name: 'deputy', bin: { deputy: 'lib/deputy.js' }, engines: { node: '>=20.3' } });
-    expect(Object.keys(manifest.dependencies as object).sort()).toEqual(['@lydell/node-pty', 'better-sqlite3']);
+    expect(Object.keys(manifest.dependencies as object).sort()).toEqual(['@lydell/node-pty', '@napi-rs/keyring', 'better-sqlite3']);
     expect(JSON.stringify(manifest)).not.toMatch(/workspace:/);
     const installed = join(scratch, 'prefix', 'lib', 'node_modules', 'deputy', 'lib');
     for (const file of readdirSync(installed)) expect(readFileSync(join(installed, file), 'utf8'), file).not.toMatch(/from ["']@deputy\//);
