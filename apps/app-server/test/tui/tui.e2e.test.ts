@@ -221,7 +221,8 @@ describe(`the Codex 0.171.0 TUI's newer features against the ${SERVER_UNDER_TEST
       await explain(server, (async () => {
         await greet(tui, work);
         await submit(tui, '/permissions');
-        const menu = await tui.waitFor('the permissions menu', (s) => s.includes('Update Model Permissions') || /does not support permission discovery/.test(s));
+        // The menu first says "Loading permission profiles…" until permissionProfile/list answers.
+        const menu = await tui.waitFor('the permissions menu', (s) => (s.includes('Update Model Permissions') && /\(current\)/.test(s)) || /does not support permission discovery/.test(s));
         expectScreen(menu).not.toContain('does not support permission discovery');
         // The server's sandbox is read-only: its activePermissionProfile marks the current entry.
         expectScreen(menu).toMatch(/Read Only \(current\)/);
