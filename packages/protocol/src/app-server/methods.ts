@@ -82,6 +82,16 @@ import {
   FuzzyFileSearchSessionUpdateParamsSchema,
 } from './fuzzy-search.js';
 import { handshakeNotifications, handshakeRequests } from './handshake.js';
+import { currentClientRequests, currentServerNotifications } from './methods-current.js';
+import {
+  notification,
+  request,
+  requestWithoutParams,
+  type ClientRequestSpec,
+  type ExperimentalGate,
+  type ServerNotificationSpec,
+  type ServerRequestSpec,
+} from './method-spec.js';
 import {
   ListMcpServerStatusParamsSchema,
   ListMcpServerStatusResultSchema,
@@ -131,39 +141,7 @@ import {
   TurnPlanUpdatedNotificationSchema,
   WarningNotificationSchema,
 } from './notifications.js';
-import {
-  AccountSecuritySetupReadResultSchema,
-  AccountSessionListResultSchema,
-  AccountUsageReadResultSchema,
-  AccountWorkspaceMessagesReadResultSchema,
-  AnyObjectParamsSchema,
-  AppsInstalledParamsSchema,
-  AppsInstalledResultSchema,
-  BedrockCheckGovCloudRequirementsResultSchema,
-  GatewayOAuthReadResultSchema,
-  ModelProviderConfigWriteParamsSchema,
-  ModelProviderConfigWriteResultSchema,
-  ModelProviderDefaultSetParamsSchema,
-  ModelProviderListResultSchema,
-  PermissionProfileListParamsSchema,
-  PermissionProfileListResultSchema,
-  PluginInstalledParamsSchema,
-  PluginInstalledResultSchema,
-  RemoteControlClientsListParamsSchema,
-  RemoteControlClientsListResultSchema,
-  RemoteControlStatusSchema,
-  ThreadBackgroundTerminalsListParamsSchema,
-  ThreadBackgroundTerminalsListResultSchema,
-  ThreadBackgroundTerminalsTerminateParamsSchema,
-  ThreadBackgroundTerminalsTerminateResultSchema,
-  ThreadRealtimeListParamsSchema,
-  ThreadRealtimeListResultSchema,
-  ThreadSettingsUpdatedNotificationSchema,
-  ThreadSettingsUpdateParamsSchema,
-  UserVerificationCancelParamsSchema,
-  UserVerificationStatusResultSchema,
-} from './current.js';
-import { EmptyResultSchema, NoParamsSchema } from './primitives.js';
+import { EmptyResultSchema } from './primitives.js';
 import {
   CommandExecutionRequestApprovalParamsSchema,
   CommandExecutionRequestApprovalResultSchema,
@@ -189,7 +167,6 @@ import {
   ThreadUnsubscribeResultSchema,
 } from './thread.js';
 import {
-  QueuedSubmissionResultSchema,
   ThreadGoalClearParamsSchema,
   ThreadGoalClearResultSchema,
   ThreadGoalGetParamsSchema,
@@ -198,38 +175,6 @@ import {
   ThreadGoalSetResultSchema,
   ThreadGoalUpdatedNotificationSchema,
   ThreadIdOnlyNotificationSchema,
-  ThreadItemsListParamsSchema,
-  ThreadItemsListResultSchema,
-  ThreadItemsReadParamsSchema,
-  ThreadItemsReadResultSchema,
-  ThreadQueueAddParamsSchema,
-  ThreadQueueDeleteParamsSchema,
-  ThreadQueueDeleteResultSchema,
-  ThreadQueueListParamsSchema,
-  ThreadQueueListResultSchema,
-  ThreadQueueReorderParamsSchema,
-  ThreadQueueStartParamsSchema,
-  ThreadQueueStartResultSchema,
-  ThreadQueueUpdateParamsSchema,
-  ThreadRevertParamsSchema,
-  ThreadRevertResultSchema,
-  ThreadSearchCancelParamsSchema,
-  ThreadSearchOccurrencesParamsSchema,
-  ThreadSearchOccurrencesResultSchema,
-  ThreadSearchParamsSchema,
-  ThreadSearchPartialNotificationSchema,
-  ThreadSearchResultSchema,
-  ThreadReadStateChangedNotificationSchema,
-  ThreadReadStateUpdateParamsSchema,
-  ThreadReadStateUpdateResultSchema,
-  ThreadSectionChangedNotificationSchema,
-  ThreadSectionCreateParamsSchema,
-  ThreadSectionDeleteParamsSchema,
-  ThreadSectionListParamsSchema,
-  ThreadSectionListResultSchema,
-  ThreadSectionMoveParamsSchema,
-  ThreadSectionResultSchema,
-  ThreadSectionUpdateParamsSchema,
 } from './thread-0171.js';
 import {
   TurnInterruptParamsSchema,
@@ -245,73 +190,10 @@ import {
   ThreadTurnsListResultSchema,
 } from './turns-list.js';
 
-/**
- * What needs `capabilities.experimentalApi`. Without it the server answers -32600
- * `<descriptor> requires experimentalApi capability`, after the params were parsed.
- */
-export interface ExperimentalGate {
-  /** The whole method is experimental; its descriptor is the method name. */
-  readonly wholeMethod?: boolean;
-  /** Params fields gated when present with a value other than null or false: field → descriptor. */
-  readonly fields?: Readonly<Record<string, string>>;
-  /** Variants of a params union tagged by `type` that are gated: tag → descriptor. */
-  readonly variants?: Readonly<Record<string, string>>;
-}
-
-/** One row of `clientRequests`. */
-export interface ClientRequestSpec {
-  /** Schema of `params`. */
-  readonly params: z.ZodType;
-  /** Schema of `result`. */
-  readonly result: z.ZodType;
-  /**
-   * False for the methods the reference defines without params; every other method answers a
-   * request without params with ``Invalid request: missing field `params` ``, even when all its
-   * fields are optional.
-   */
-  readonly paramsRequired: boolean;
-  /** Experimental gating, absent for stable methods with only stable fields. */
-  readonly experimental?: ExperimentalGate;
-}
-
-/** One row of `serverRequests`. */
-export interface ServerRequestSpec {
-  /** Schema of `params`. */
-  readonly params: z.ZodType;
-  /** Schema of the client's `result`. */
-  readonly result: z.ZodType;
-}
-
-/**
- * Who receives a server notification: `all` is every initialized connection (a broadcast),
- * `subscribers` the connections subscribed to the thread it is about, `connection` only the one
- * connection it concerns (the one that initialized, owns the process, watch or search session).
- * Connections that opted out of a method never receive it.
- */
-export type NotificationAudience = 'all' | 'subscribers' | 'connection';
-
-/** One row of `serverNotifications`. */
-export interface ServerNotificationSpec {
-  /** Schema of `params`. */
-  readonly params: z.ZodType;
-  /** Who receives it. */
-  readonly audience: NotificationAudience;
-}
+export type { ClientRequestSpec, ExperimentalGate, NotificationAudience, ServerNotificationSpec, ServerRequestSpec } from './method-spec.js';
 
 /** Descriptor of the `{granular: …}` approval policy, gated wherever an `approvalPolicy` appears. */
 export const GRANULAR_APPROVAL_DESCRIPTOR = 'askForApproval.granular';
-
-function request<P extends z.ZodType, R extends z.ZodType>(params: P, result: R, experimental?: ExperimentalGate) {
-  return { params, result, paramsRequired: true, experimental } as const;
-}
-
-function requestWithoutParams<R extends z.ZodType>(result: R) {
-  return { params: NoParamsSchema, result, paramsRequired: false, experimental: undefined } as const;
-}
-
-function notification<P extends z.ZodType, A extends NotificationAudience>(params: P, audience: A) {
-  return { params, audience } as const;
-}
 
 /** Client→server requests we serve, in the reference's order. */
 export const clientRequests = {
@@ -422,61 +304,8 @@ export const clientRequests = {
   'fuzzyFileSearch/sessionStart': request(FuzzyFileSearchSessionStartParamsSchema, EmptyResultSchema, { wholeMethod: true }),
   'fuzzyFileSearch/sessionUpdate': request(FuzzyFileSearchSessionUpdateParamsSchema, EmptyResultSchema, { wholeMethod: true }),
   'fuzzyFileSearch/sessionStop': request(FuzzyFileSearchSessionStopParamsSchema, EmptyResultSchema, { wholeMethod: true }),
-  // Methods only current clients (reference 0.171) call, in the 0.171 reference's order.
-  'userVerification/status': request(AnyObjectParamsSchema, UserVerificationStatusResultSchema, { wholeMethod: true }),
-  'userVerification/delete': request(AnyObjectParamsSchema, EmptyResultSchema, { wholeMethod: true }),
-  'userVerification/cancel': request(UserVerificationCancelParamsSchema, EmptyResultSchema, { wholeMethod: true }),
-  'thread/delete': request(ThreadIdParamsSchema, EmptyResultSchema),
-  'thread/queue/add': request(ThreadQueueAddParamsSchema, QueuedSubmissionResultSchema, { wholeMethod: true }),
-  'thread/queue/list': request(ThreadQueueListParamsSchema, ThreadQueueListResultSchema, { wholeMethod: true }),
-  'thread/queue/update': request(ThreadQueueUpdateParamsSchema, QueuedSubmissionResultSchema, { wholeMethod: true }),
-  'thread/queue/delete': request(ThreadQueueDeleteParamsSchema, ThreadQueueDeleteResultSchema, { wholeMethod: true }),
-  'thread/queue/reorder': request(ThreadQueueReorderParamsSchema, EmptyResultSchema, { wholeMethod: true }),
-  'thread/queue/start': request(ThreadQueueStartParamsSchema, ThreadQueueStartResultSchema, { wholeMethod: true }),
-  'thread/section/move': request(ThreadSectionMoveParamsSchema, EmptyResultSchema),
-  'thread/settings/update': request(ThreadSettingsUpdateParamsSchema, EmptyResultSchema, { wholeMethod: true }),
-  'thread/backgroundTerminals/list': request(ThreadBackgroundTerminalsListParamsSchema, ThreadBackgroundTerminalsListResultSchema, {
-    wholeMethod: true,
-  }),
-  'thread/backgroundTerminals/terminate': request(
-    ThreadBackgroundTerminalsTerminateParamsSchema,
-    ThreadBackgroundTerminalsTerminateResultSchema,
-    { wholeMethod: true },
-  ),
-  'thread/revert': request(ThreadRevertParamsSchema, ThreadRevertResultSchema),
-  'threadSection/list': request(ThreadSectionListParamsSchema, ThreadSectionListResultSchema),
-  'threadSection/create': request(ThreadSectionCreateParamsSchema, ThreadSectionResultSchema),
-  'threadSection/update': request(ThreadSectionUpdateParamsSchema, ThreadSectionResultSchema),
-  'threadSection/delete': request(ThreadSectionDeleteParamsSchema, EmptyResultSchema),
-  'thread/search': request(ThreadSearchParamsSchema, ThreadSearchResultSchema, { wholeMethod: true }),
-  'thread/search/stream': request(ThreadSearchParamsSchema, ThreadSearchResultSchema, { wholeMethod: true }),
-  'thread/search/cancel': request(ThreadSearchCancelParamsSchema, EmptyResultSchema, { wholeMethod: true }),
-  'thread/search/stream/cancel': request(ThreadSearchCancelParamsSchema, EmptyResultSchema, { wholeMethod: true }),
-  'thread/searchOccurrences': request(ThreadSearchOccurrencesParamsSchema, ThreadSearchOccurrencesResultSchema, { wholeMethod: true }),
-  'thread/readState/update': request(ThreadReadStateUpdateParamsSchema, ThreadReadStateUpdateResultSchema, { wholeMethod: true }),
-  'thread/items/list': request(ThreadItemsListParamsSchema, ThreadItemsListResultSchema),
-  'thread/items/read': request(ThreadItemsReadParamsSchema, ThreadItemsReadResultSchema, { wholeMethod: true }),
-  'plugin/installed': request(PluginInstalledParamsSchema, PluginInstalledResultSchema),
-  'app/installed': request(AppsInstalledParamsSchema, AppsInstalledResultSchema),
-  'thread/realtime/list': request(ThreadRealtimeListParamsSchema, ThreadRealtimeListResultSchema, { wholeMethod: true }),
-  'account/gatewayOAuth/read': requestWithoutParams(GatewayOAuthReadResultSchema),
-  'account/gatewayOAuth/cancel': requestWithoutParams(EmptyResultSchema),
-  'modelProvider/list': request(AnyObjectParamsSchema, ModelProviderListResultSchema),
-  'modelProvider/config/write': request(ModelProviderConfigWriteParamsSchema, ModelProviderConfigWriteResultSchema),
-  'modelProvider/default/set': request(ModelProviderDefaultSetParamsSchema, EmptyResultSchema),
-  'permissionProfile/list': request(PermissionProfileListParamsSchema, PermissionProfileListResultSchema),
-  'remoteControl/disable': requestWithoutParams(RemoteControlStatusSchema),
-  'remoteControl/status/read': requestWithoutParams(RemoteControlStatusSchema),
-  'remoteControl/client/list': request(RemoteControlClientsListParamsSchema, RemoteControlClientsListResultSchema, {
-    wholeMethod: true,
-  }),
-  'account/bedrock/checkGovCloudRequirements': request(AnyObjectParamsSchema, BedrockCheckGovCloudRequirementsResultSchema, {
-    wholeMethod: true,
-  }),
-  'accountSession/list': request(AnyObjectParamsSchema, AccountSessionListResultSchema, { wholeMethod: true }),
-  'account/securitySetup/read': requestWithoutParams(AccountSecuritySetupReadResultSchema),
-  'account/usage/read': requestWithoutParams(AccountUsageReadResultSchema),
-  'account/workspaceMessages/read': requestWithoutParams(AccountWorkspaceMessagesReadResultSchema),
+  // Then the methods only current clients (reference 0.171) call, in its order.
+  ...currentClientRequests,
 } as const satisfies Readonly<Record<string, ClientRequestSpec>>;
 
 /** Server→client notifications we send: method → params schema and audience. */
@@ -526,14 +355,7 @@ export const serverNotifications = {
   'fuzzyFileSearch/sessionUpdated': notification(FuzzyFileSearchSessionUpdatedNotificationSchema, 'connection'),
   'fuzzyFileSearch/sessionCompleted': notification(FuzzyFileSearchSessionCompletedNotificationSchema, 'connection'),
   'account/login/completed': notification(AccountLoginCompletedNotificationSchema, 'all'),
-  // Notifications only current clients know (sent only to current connections).
-  'thread/readState/changed': notification(ThreadReadStateChangedNotificationSchema, 'all'),
-  'thread/deleted': notification(ThreadIdOnlyNotificationSchema, 'all'),
-  'thread/reverted': notification(ThreadIdOnlyNotificationSchema, 'subscribers'),
-  'thread/section/changed': notification(ThreadSectionChangedNotificationSchema, 'all'),
-  'thread/queue/changed': notification(ThreadIdOnlyNotificationSchema, 'subscribers'),
-  'thread/settings/updated': notification(ThreadSettingsUpdatedNotificationSchema, 'subscribers'),
-  'thread/search/partial': notification(ThreadSearchPartialNotificationSchema, 'connection'),
+  ...currentServerNotifications,
 } as const satisfies Readonly<Record<string, ServerNotificationSpec>>;
 
 /** Server→client requests we send: method → params and the client's result. */
