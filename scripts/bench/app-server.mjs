@@ -12,7 +12,7 @@
 // the shell snapshot), where the reference pays its own default the same way.
 import { makeWorkDir, measureBigResume, measureConcurrent, measureStartup, measureStore, measureTurns } from './lib/app-server-suite.mjs';
 import { startBenchModel } from './lib/model-script.mjs';
-import { findCodexBinary, missingDist, requireDist } from './lib/paths.mjs';
+import { appServerSides } from './lib/paths.mjs';
 import { num, numberFlag, ratio, table } from './lib/stats.mjs';
 
 const argv = process.argv.slice(2);
@@ -36,21 +36,7 @@ if (unknownSections.length > 0) {
 }
 const log = (message) => console.error(`[bench app-server] ${message}`);
 
-requireDist(['engine', 'testSupport'], 'app-server bench');
-const kinds = [];
-if (only !== 'reference') {
-  if (missingDist(['appServer']).length === 0) kinds.push('deputy');
-  else log('apps/app-server/bundle/main.js is missing (run `pnpm build`); measuring the reference alone');
-}
-const bin = findCodexBinary();
-if (only !== 'deputy') {
-  if (bin) kinds.push('reference');
-  else log('reference not installed (bash scripts/install-codex-tui.sh); reporting Deputy alone');
-}
-if (kinds.length === 0) {
-  console.error('app-server bench: nothing to measure');
-  process.exit(2);
-}
+const { kinds, bin } = appServerSides('app-server bench', only, log);
 
 const model = await startBenchModel();
 const work = await makeWorkDir();

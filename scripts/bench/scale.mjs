@@ -15,7 +15,7 @@ import { runTurn, spawnAppServer, startThread } from './lib/app-server-client.mj
 import { makeWorkDir } from './lib/app-server-suite.mjs';
 import { makeHome, serverSpawnOptions } from './lib/homes.mjs';
 import { startBenchModel } from './lib/model-script.mjs';
-import { findCodexBinary, missingDist, requireDist } from './lib/paths.mjs';
+import { appServerSides } from './lib/paths.mjs';
 import { num, numberFlag, ratio, summarize, table } from './lib/stats.mjs';
 
 const argv = process.argv.slice(2);
@@ -38,21 +38,7 @@ const sizes = (kind) =>
 const log = (message) => console.error(`[bench scale] ${message}`);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-requireDist(['engine', 'testSupport'], 'scale bench');
-const kinds = [];
-if (only !== 'reference') {
-  if (missingDist(['appServer']).length === 0) kinds.push('deputy');
-  else log('apps/app-server/bundle/main.js is missing (run `pnpm build`); measuring the reference alone');
-}
-const bin = findCodexBinary();
-if (only !== 'deputy') {
-  if (bin) kinds.push('reference');
-  else log('reference not installed (bash scripts/install-codex-tui.sh); reporting Deputy alone');
-}
-if (kinds.length === 0) {
-  console.error('scale bench: nothing to measure');
-  process.exit(2);
-}
+const { kinds, bin } = appServerSides('scale bench', only, log);
 
 /** Runs `fn` while sampling the server's RSS every 250 ms; resolves with `{ value, peakKb }`. */
 async function withPeak(server, fn) {

@@ -12,7 +12,7 @@ import net from 'node:net';
 import { connectWebSocket, runTurn, spawnAppServer, startThread } from './lib/app-server-client.mjs';
 import { makeHome, serverSpawnOptions } from './lib/homes.mjs';
 import { startBenchModel } from './lib/model-script.mjs';
-import { findCodexBinary, missingDist, requireDist } from './lib/paths.mjs';
+import { appServerSides } from './lib/paths.mjs';
 import { num, numberFlag, ratio, summarize, table } from './lib/stats.mjs';
 import { makeWorkDir } from './lib/app-server-suite.mjs';
 
@@ -28,21 +28,7 @@ const settings = {
 const log = (message) => console.error(`[bench soak] ${message}`);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-requireDist(['engine', 'testSupport'], 'soak bench');
-const kinds = [];
-if (only !== 'reference') {
-  if (missingDist(['appServer']).length === 0) kinds.push('deputy');
-  else log('apps/app-server/bundle/main.js is missing (run `pnpm build`); measuring the reference alone');
-}
-const bin = findCodexBinary();
-if (only !== 'deputy') {
-  if (bin) kinds.push('reference');
-  else log('reference not installed (bash scripts/install-codex-tui.sh); reporting Deputy alone');
-}
-if (kinds.length === 0) {
-  console.error('soak bench: nothing to measure');
-  process.exit(2);
-}
+const { kinds, bin } = appServerSides('soak bench', only, log);
 
 /** A port free on 127.0.0.1 right now (the reference takes no port 0 it would report back). */
 async function freePort() {

@@ -79,3 +79,26 @@ export function findCodexBinary(env = process.env) {
   if (!platform) return null;
   return findExecutable(path.join(codexCacheDir(env), 'node_modules', '@openai', `codex-${platform}`, 'vendor'), 4);
 }
+
+/**
+ * The sides an app-server bench measures: Deputy when its bundle is built, the reference when its
+ * binary is installed (`only` narrows to one); exits with status 2 when neither can run.
+ */
+export function appServerSides(benchName, only, log) {
+  requireDist(['engine', 'testSupport'], benchName);
+  const kinds = [];
+  if (only !== 'reference') {
+    if (missingDist(['appServer']).length === 0) kinds.push('deputy');
+    else log('apps/app-server/bundle/main.js is missing (run `pnpm build`); measuring the reference alone');
+  }
+  const bin = findCodexBinary();
+  if (only !== 'deputy') {
+    if (bin) kinds.push('reference');
+    else log('reference not installed (bash scripts/install-codex-tui.sh); reporting Deputy alone');
+  }
+  if (kinds.length === 0) {
+    console.error(`${benchName}: nothing to measure`);
+    process.exit(2);
+  }
+  return { kinds, bin };
+}
