@@ -59,7 +59,9 @@ try {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    external: [...NATIVE, ...OPTIONAL],
+    // The checkout's launcher starts a server's own bundle when one sits beside it; in the package
+    // there is none (the servers are inside this bundle, reached through program.ts).
+    external: [...NATIVE, ...OPTIONAL, '../../app-server/bundle/main.js', '../../mcp-server/bundle/main.js'],
     banner: { js: REQUIRE_SHIM },
     chunkNames: 'chunk-[hash]',
     // `#!/usr/bin/env node` of the entry is kept by esbuild.
