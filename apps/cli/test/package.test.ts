@@ -123,13 +123,14 @@ async function initializeOver(args: string[], request: Record<string, unknown>):
 }
 
 describe('the npm package', () => {
-  it('is one package: bundled code, native dependencies, bin, engines, README; no workspace links or test support', () => {
+  it('is one package: bundled code, native dependencies, bin, engines, README, licence; no workspace links or test support', () => {
     const list = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).trim().split('\n');
     expect(list).toContain('package/lib/deputy.js');
     expect(list).toContain('package/README.md');
+    expect(list).toContain('package/LICENSE');
     expect(list.filter((f) => /test|fixture/i.test(f))).toEqual([]);
     const manifest = JSON.parse(execFileSync('tar', ['xzf', tarball, '-O', 'package/package.json'], { encoding: 'utf8' })) as Record<string, unknown>;
-    expect(manifest).toMatchObject({ name: 'deputy', bin: { deputy: 'lib/deputy.js' }, engines: { node: '>=20.3' } });
+    expect(manifest).toMatchObject({ name: 'deputy', bin: { deputy: 'lib/deputy.js' }, engines: { node: '>=20.3' }, license: 'SEE LICENSE IN LICENSE' });
     expect(Object.keys(manifest.dependencies as object).sort()).toEqual(['@lydell/node-pty', '@napi-rs/keyring', 'better-sqlite3']);
     expect(JSON.stringify(manifest)).not.toMatch(/workspace:/);
     const installed = join(scratch, 'prefix', 'lib', 'node_modules', 'deputy', 'lib');
