@@ -10,7 +10,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { harnessPerTest, isolateUserHome } from './support/harness.js';
-import { problemsAgainst0171 } from './support/reference-0171.js';
+import { problemsAgainstDefinition } from '../../../packages/protocol/test/support/reference-schema.js';
 import type { WireClient } from './support/wire-client.js';
 import { runTurn, startThread } from './support/turns.js';
 
@@ -30,7 +30,7 @@ function preToolUseToml(command: string, timeout = 10): string {
 
 async function listHooks(client: WireClient, cwd: string): Promise<ListedHook[]> {
   const result = await client.call<{ data: Array<{ hooks: ListedHook[] }> }>('hooks/list', { cwds: [cwd] });
-  expect(problemsAgainst0171('HooksListResponse', result)).toEqual([]);
+  expect(problemsAgainstDefinition('HooksListResponse', result, '0.171')).toEqual([]);
   return result.data[0]?.hooks ?? [];
 }
 
@@ -47,7 +47,7 @@ function hookRuns(client: WireClient, method: 'hook/started' | 'hook/completed')
     .notifications()
     .filter((n) => n.method === method)
     .map((n) => {
-      expect(problemsAgainst0171(method === 'hook/started' ? 'HookStartedNotification' : 'HookCompletedNotification', n.params)).toEqual([]);
+      expect(problemsAgainstDefinition(method === 'hook/started' ? 'HookStartedNotification' : 'HookCompletedNotification', n.params, '0.171')).toEqual([]);
       return n.params.run as { status: string; eventName: string; entries: Array<{ kind: string; text: string }> };
     });
 }
@@ -164,7 +164,7 @@ describe('other events', () => {
     const completed = client.notifications('item/completed').map((n) => n.params);
     const prompt = completed.find((p) => (p.item as { type: string }).type === 'hookPrompt');
     expect(prompt?.item).toMatchObject({ type: 'hookPrompt', fragments: [{ text: 'also say DONE', hookRunId: expect.stringContaining(':stop:0:0:') }] });
-    expect(problemsAgainst0171('ItemCompletedNotification', prompt)).toEqual([]);
+    expect(problemsAgainstDefinition('ItemCompletedNotification', prompt, '0.171')).toEqual([]);
     const messages = completed.filter((p) => (p.item as { type: string }).type === 'agentMessage').map((p) => (p.item as { text: string }).text);
     expect(messages).toEqual(['ECHO: hello', 'ECHO: also say DONE']);
     expect(hookRuns(client, 'hook/completed').map((r) => [r.eventName, r.status])).toEqual([['stop', 'blocked'], ['stop', 'completed']]);

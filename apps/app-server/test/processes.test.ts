@@ -12,7 +12,7 @@ import { waitFor } from '@deputy/test-support';
 import { afterEach, describe, expect, it } from 'vitest';
 import { harnessPerTest, type Harness } from './support/harness.js';
 import { isAlive } from './support/host.js';
-import { serverMessageProblems0171 } from './support/reference-0171-bundle.js';
+import { serverMessageProblems } from '../../../packages/protocol/test/support/reference-schema.js';
 import type { Received, WireClient } from './support/wire-client.js';
 
 const harness = harnessPerTest();
@@ -33,7 +33,7 @@ async function connect(): Promise<WireClient> {
 
 afterEach(() => {
   const owned = new Set(['process/outputDelta', 'process/exited']);
-  const problems = clients.flatMap((c) => c.received.filter((m) => 'method' in m && owned.has(m.method)).flatMap((m) => serverMessageProblems0171(m)));
+  const problems = clients.flatMap((c) => c.received.filter((m) => 'method' in m && owned.has(m.method)).flatMap((m) => serverMessageProblems(m, '0.171')));
   clients.length = 0;
   expect(problems).toEqual([]);
 });
