@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { conversationTail, functionCall, text, type RecordedRequest, type StepHandler } from '@deputy/test-support';
 import { harnessPerTest, type Harness } from './support/harness.js';
-import { serverMessageProblems0171 } from './support/reference-0171-bundle.js';
+import { serverMessageProblems } from '../../../packages/protocol/test/support/reference-schema.js';
 import { startThread, startTurn, turnCompleted } from './support/turns.js';
 import { WireError, type WireClient } from './support/wire-client.js';
 
@@ -57,7 +57,7 @@ afterEach(() => {
   // The 0.171 check of what this feature sends (the harness checks everything against 0.130).
   const problems = client.received
     .filter((m) => 'method' in m && OWNED.has(m.method))
-    .flatMap((m) => serverMessageProblems0171(m));
+    .flatMap((m) => serverMessageProblems(m, '0.171'));
   expect(problems).toEqual([]);
 });
 

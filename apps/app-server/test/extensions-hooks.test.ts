@@ -3,53 +3,24 @@
  * PreToolUse hook blocks one command and lets another run (checked on the host), an untrusted or
  * modified hook never runs, a hook that hangs is killed at its timeout while the turn goes on,
  * hooks get the shell tools' environment (no secrets), and every `hook/started` /
- * `hook/completed` matches both reference schemas (0.130 through the harness, 0.171 here).
+ * `hook/completed` matches both reference schemas (0.130 through the harness, 0.171 here). That
+ * hooks run under their thread's sandbox is checked by the escape suite,
+ * test/escape/hooks-sandbox.test.ts, which also runs as an unprivileged uid.
  */
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { harnessPerTest, isolateUserHome } from './support/harness.js';
-import { problemsAgainst0171 } from './support/reference-0171.js';
-import type { WireClient } from './support/wire-client.js';
+import { problemsAgainstDefinition } from '../../../packages/protocol/test/support/reference-schema.js';
+import { hookRuns, listHooks, trustAll } from './support/hooks.js';
 import { runTurn, startThread } from './support/turns.js';
 
 const harness = harnessPerTest();
 
-interface ListedHook {
-  key: string;
-  currentHash: string;
-  trustStatus: string;
-  eventName: string;
-}
-
 /** A PreToolUse matcher group on `Bash` running `command` (config.toml form). */
 function preToolUseToml(command: string, timeout = 10): string {
   return `\n[[hooks.PreToolUse]]\nmatcher = "^Bash$"\n[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = ${JSON.stringify(command)}\ntimeout = ${timeout}\n`;
-}
-
-async function listHooks(client: WireClient, cwd: string): Promise<ListedHook[]> {
-  const result = await client.call<{ data: Array<{ hooks: ListedHook[] }> }>('hooks/list', { cwds: [cwd] });
-  expect(problemsAgainst0171('HooksListResponse', result)).toEqual([]);
-  return result.data[0]?.hooks ?? [];
-}
-
-/** Trusts every listed hook the way the TUI does: `config/value/write` of `hooks.state."<key>".trusted_hash`. */
-async function trustAll(client: WireClient, cwd: string): Promise<void> {
-  for (const hook of await listHooks(client, cwd)) {
-    await client.call('config/value/write', { keyPath: `hooks.state."${hook.key}".trusted_hash`, value: hook.currentHash, mergeStrategy: 'replace' });
-  }
-}
-
-/** The hook notifications received so far, each checked against the 0.171 schema. */
-function hookRuns(client: WireClient, method: 'hook/started' | 'hook/completed'): Array<{ status: string; eventName: string; entries: Array<{ kind: string; text: string }> }> {
-  return client
-    .notifications()
-    .filter((n) => n.method === method)
-    .map((n) => {
-      expect(problemsAgainst0171(method === 'hook/started' ? 'HookStartedNotification' : 'HookCompletedNotification', n.params)).toEqual([]);
-      return n.params.run as { status: string; eventName: string; entries: Array<{ kind: string; text: string }> };
-    });
 }
 
 function lastToolOutput(requests: Array<{ wire: string; body: { input?: unknown } }>): string {
@@ -164,7 +135,7 @@ describe('other events', () => {
     const completed = client.notifications('item/completed').map((n) => n.params);
     const prompt = completed.find((p) => (p.item as { type: string }).type === 'hookPrompt');
     expect(prompt?.item).toMatchObject({ type: 'hookPrompt', fragments: [{ text: 'also say DONE', hookRunId: expect.stringContaining(':stop:0:0:') }] });
-    expect(problemsAgainst0171('ItemCompletedNotification', prompt)).toEqual([]);
+    expect(problemsAgainstDefinition('ItemCompletedNotification', prompt, '0.171')).toEqual([]);
     const messages = completed.filter((p) => (p.item as { type: string }).type === 'agentMessage').map((p) => (p.item as { text: string }).text);
     expect(messages).toEqual(['ECHO: hello', 'ECHO: also say DONE']);
     expect(hookRuns(client, 'hook/completed').map((r) => [r.eventName, r.status])).toEqual([['stop', 'blocked'], ['stop', 'completed']]);
@@ -217,20 +188,5 @@ describe('other events', () => {
     const input = (server.model.requests.filter((r) => r.wire === 'responses').at(-1)?.body.input ?? []) as Array<{ role?: string; content?: Array<{ text?: string }> }>;
     expect(input.some((i) => i.role === 'developer' && i.content?.[0]?.text === 'checked by the post hook')).toBe(true);
     expect(hookRuns(client, 'hook/completed').map((r) => r.eventName)).toEqual(['permissionRequest', 'postToolUse', 'permissionRequest', 'postToolUse']);
-  });
-
-  it('runs hooks under the thread\'s sandbox policy', async () => {
-    const server = await harness();
-    const target = join(server.temp.cwd, 'written-by-hook');
-    await writeFile(join(server.temp.home, 'hooks.json'), JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: `touch ${target}` }] }] } }));
-    const client = await server.connect();
-    await trustAll(client, server.temp.cwd);
-    const readOnly = await startThread(client, { cwd: server.temp.cwd, sandbox: 'read-only' });
-    await runTurn(client, readOnly.id, 'run: echo read-only');
-    expect(existsSync(target)).toBe(false);
-    expect(hookRuns(client, 'hook/completed')[0]).toMatchObject({ status: 'failed' });
-    const writable = await startThread(client, { cwd: server.temp.cwd, sandbox: 'workspace-write' });
-    await runTurn(client, writable.id, 'run: echo workspace-write');
-    expect(existsSync(target)).toBe(true);
   });
 });

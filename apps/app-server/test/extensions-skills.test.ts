@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '@deputy/test-support';
 import { harnessPerTest, isolateUserHome, type Harness } from './support/harness.js';
-import { problemsAgainst0171 } from './support/reference-0171.js';
+import { problemsAgainstDefinition } from '../../../packages/protocol/test/support/reference-schema.js';
 import { runTurn, startThread } from './support/turns.js';
 
 const harness = harnessPerTest();
@@ -41,7 +41,7 @@ describe('skills reach the model', () => {
     const listed = await client.call<{ data: Array<{ skills: Array<{ name: string; path: string; scope: string }>; errors: Array<{ path: string; message: string }> }> }>('skills/list', { cwds: [server.temp.cwd] });
     expect(listed.data[0]?.skills.map((s) => [s.name, s.scope, s.path])).toEqual([['lint', 'repo', lint], ['deploy', 'user', deploy]]);
     expect(listed.data[0]?.errors).toEqual([{ path: broken, message: expect.stringContaining('missing field `description`') }]);
-    expect(problemsAgainst0171('SkillsListResponse', listed)).toEqual([]);
+    expect(problemsAgainstDefinition('SkillsListResponse', listed, '0.171')).toEqual([]);
 
     const { id } = await startThread(client, { cwd: server.temp.cwd });
     await runTurn(client, id, 'please use $deploy now');
@@ -71,7 +71,7 @@ describe('skills reach the model', () => {
 
     const written = await client.call('skills/config/write', { path: lint, enabled: false });
     expect(written).toEqual({ effectiveEnabled: false });
-    expect(problemsAgainst0171('SkillsConfigWriteResponse', written)).toEqual([]);
+    expect(problemsAgainstDefinition('SkillsConfigWriteResponse', written, '0.171')).toEqual([]);
     const listed = await client.call<{ data: Array<{ skills: Array<{ enabled: boolean }> }> }>('skills/list', { cwds: [server.temp.cwd] });
     expect(listed.data[0]?.skills.map((s) => s.enabled)).toEqual([false]);
 

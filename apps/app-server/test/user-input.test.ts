@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { conversationTail, functionCall, text, toolNames, type StepHandler } from '@deputy/test-support';
 import { harnessPerTest, type Harness } from './support/harness.js';
-import { serverMessageProblems0171 } from './support/reference-0171-bundle.js';
+import { serverMessageProblems } from '../../../packages/protocol/test/support/reference-schema.js';
 import { startThread, startTurn, turnCompleted } from './support/turns.js';
 import type { WireClient } from './support/wire-client.js';
 
@@ -40,7 +40,7 @@ let client: WireClient;
 
 afterEach(() => {
   const owned = new Set([ASK, 'serverRequest/resolved', 'item/started', 'item/completed', 'turn/completed']);
-  const problems = client.received.filter((m) => 'method' in m && owned.has(m.method)).flatMap((m) => serverMessageProblems0171(m));
+  const problems = client.received.filter((m) => 'method' in m && owned.has(m.method)).flatMap((m) => serverMessageProblems(m, '0.171'));
   expect(problems).toEqual([]);
 });
 

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { conversationTail, functionCall, startScriptedModelServer, text, type ScriptedModelServer, type StepHandler, type TempHome } from '@deputy/test-support';
-import { serverMessageProblems0171 } from '../support/reference-0171-bundle.js';
+import { serverMessageProblems } from '../../../../packages/protocol/test/support/reference-schema.js';
 import { startThread, startTurn, turnCompleted } from '../support/turns.js';
 import type { WireClient } from '../support/wire-client.js';
 import { WireValidator } from '../support/wire-validator.js';
@@ -63,6 +63,6 @@ describe('extensions over stdio', () => {
 
     expect(validator.problems).toEqual([]);
     const owned = new Set(['item/tool/call', 'serverRequest/resolved', 'item/started', 'item/completed', 'process/outputDelta', 'process/exited']);
-    expect(client.received.filter((m) => 'method' in m && owned.has(m.method)).flatMap((m) => serverMessageProblems0171(m))).toEqual([]);
+    expect(client.received.filter((m) => 'method' in m && owned.has(m.method)).flatMap((m) => serverMessageProblems(m, '0.171'))).toEqual([]);
   });
 });

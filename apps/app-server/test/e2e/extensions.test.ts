@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startScriptedModelServer, type ScriptedModelServer, type TempHome } from '@deputy/test-support';
 import { referenceScript } from '../support/mock-model.js';
-import { problemsAgainst0171 } from '../support/reference-0171.js';
+import { problemsAgainstDefinition } from '../../../../packages/protocol/test/support/reference-schema.js';
 import { runTurn, startThread } from '../support/turns.js';
 import type { WireClient } from '../support/wire-client.js';
 import { WireValidator } from '../support/wire-validator.js';
@@ -76,7 +76,7 @@ describe('skills and hooks through the built server', () => {
       ['hook/started', 'running'],
       ['hook/completed', 'completed'],
     ]);
-    for (const n of runs) expect(problemsAgainst0171(n.method === 'hook/started' ? 'HookStartedNotification' : 'HookCompletedNotification', n.params)).toEqual([]);
+    for (const n of runs) expect(problemsAgainstDefinition(n.method === 'hook/started' ? 'HookStartedNotification' : 'HookCompletedNotification', n.params, '0.171')).toEqual([]);
     expect(validator.problems).toEqual([]);
   });
 });

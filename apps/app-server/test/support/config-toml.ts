@@ -47,3 +47,6 @@ export function testConfigToml(modelUrl: string, options: HarnessOptions = {}): 
   ].join('\n');
 }
 
+
+/** `[sandbox_workspace_write]` that keeps /tmp and $TMPDIR (where test homes lie) read-only under workspace-write. */
+export const CONFINED_TMP_TOML = ['[sandbox_workspace_write]', 'exclude_slash_tmp = true', 'exclude_tmpdir_env_var = true'].join('\n');

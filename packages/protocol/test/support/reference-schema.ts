@@ -3,13 +3,16 @@
  * 0.171.0 (`test/reference-schema/codex-<version>/`, draft-07): which methods each reference has,
  * and validation of a payload against a reference definition of a method's params or result
  * with Ajv: against one version (0.130 unless told), or against every version that has the
- * method (`validateAgainstEveryReference`). Apps' end-to-end suites import this by relative path.
- * Ajv stays out of the runtime package.
+ * method (`validateAgainstEveryReference`); against a definition named directly
+ * (`problemsAgainstDefinition`, e.g. `HookStartedNotification`); or of a whole message a server
+ * sent (`serverMessageProblems`). This is the one reference-schema validator of the repository:
+ * apps' suites import it by relative path. Ajv stays out of the runtime package.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
+import { isJsonRpcNotification, isJsonRpcRequest, type JsonRpcMessage } from '../../src/jsonrpc.js';
 
 /**
  * What a payload is: a client request's `params`, its `result` (`response`), a server
@@ -95,6 +98,8 @@ interface MethodEntry {
 interface ReferenceIndex {
   readonly version: ReferenceVersion;
   readonly ajv: Ajv;
+  /** The bundle's `definitions`. */
+  readonly definitions: JsonObject;
   readonly clientRequests: ReadonlyMap<string, MethodEntry>;
   readonly serverNotifications: ReadonlyMap<string, MethodEntry>;
   readonly serverRequests: ReadonlyMap<string, MethodEntry>;
@@ -185,6 +190,7 @@ function loadIndex(version: ReferenceVersion = '0.130'): ReferenceIndex {
   const index: ReferenceIndex = {
     version,
     ajv,
+    definitions,
     clientRequests: readUnion(definitions, 'ClientRequest', true),
     serverNotifications: readUnion(definitions, 'ServerNotification', false),
     serverRequests: readUnion(definitions, 'ServerRequest', true),
@@ -220,14 +226,7 @@ export function referenceVersionsOf(kind: ReferenceKind, method: string): Refere
 }
 
 function entryOf(kind: ReferenceKind, method: string, version: ReferenceVersion = '0.130'): MethodEntry {
-  const loaded = loadIndex(version);
-  const table =
-    kind === 'request' || kind === 'response'
-      ? loaded.clientRequests
-      : kind === 'notification'
-        ? loaded.serverNotifications
-        : loaded.serverRequests;
-  const entry = table.get(method);
+  const entry = tableOf(kind, version).get(method);
   if (entry === undefined) throw new Error(`the ${version} reference has no ${kind} method ${method}`);
   return entry;
 }
@@ -325,4 +324,36 @@ export function assertMatchesEveryReference(kind: ReferenceKind, method: string,
         .join('\n'),
     );
   }
+}
+
+/**
+ * The problems of `payload` against the reference's definition `name` (looked up under `v2/`
+ * first, e.g. `HookStartedNotification`, `SkillsListResponse`); empty when it matches. Throws for a
+ * name the reference does not define.
+ */
+export function problemsAgainstDefinition(name: string, payload: unknown, version: ReferenceVersion = '0.130'): string[] {
+  const { ajv, definitions } = loadIndex(version);
+  const pointer = pointerOf(definitions, name);
+  if (pointer === null) throw new Error(`the ${version} reference has no definition ${name}`);
+  const validate = ajv.getSchema(`${bundleId(version)}${pointer}`);
+  if (validate === undefined) throw new Error(`reference schema: cannot compile ${pointer}`);
+  return validate(payload) === true ? [] : (validate.errors ?? []).map((e) => `${name}: ${describe(e)}`);
+}
+
+/**
+ * The problems of one message a server sent, against the `version` reference: a server request's
+ * or notification's params, or a response's result when `requestMethod` (the method it answers)
+ * is given. A method that version does not have is skipped (empty), as is an error response.
+ */
+export function serverMessageProblems(message: JsonRpcMessage, version: ReferenceVersion, requestMethod?: string): string[] {
+  const [kind, method, payload]: [ReferenceKind, string, unknown] | [null, null, null] = isJsonRpcRequest(message)
+    ? ['serverRequest', message.method, message.params]
+    : isJsonRpcNotification(message)
+      ? ['notification', message.method, message.params]
+      : 'result' in message && requestMethod !== undefined
+        ? ['response', requestMethod, message.result]
+        : [null, null, null];
+  if (kind === null || !tableOf(kind, version).has(method)) return [];
+  const outcome = validateAgainstReference(kind, method, payload, version);
+  return outcome.errors.map((error) => `${kind} ${method} (reference ${version} ${outcome.definition ?? 'no params'}): ${error}`);
 }
