@@ -84,13 +84,7 @@ export function startAgent(stream: acp.Stream, deps: AgentDeps): RunningAgent {
   );
   let managerPromise: Promise<ThreadManager> | null = null;
   const manager = (): Promise<ThreadManager> => {
-    const opening = (managerPromise ??= deps.openManager(approvals, editorFiles, config).then((m) => {
-      m.events.subscribe((event) => {
-        const session = event.type === 'thread.named' ? sessions.get(event.threadId) : undefined;
-        if (session) void send({ sessionId: session.id, update: session.infoUpdate() }).catch(() => undefined);
-      });
-      return m;
-    }));
+    const opening = (managerPromise ??= deps.openManager(approvals, editorFiles, config));
     // A failed start (a missing key, say) is tried again by the next request.
     return opening.catch((error: unknown) => {
       if (managerPromise === opening) managerPromise = null;

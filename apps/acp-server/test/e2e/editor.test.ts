@@ -46,7 +46,7 @@ afterAll(async () => {
 });
 
 beforeEach(async () => {
-  for (const f of ['made.txt', 'hello.txt']) await rm(join(env.temp.cwd, f), { force: true });
+  for (const f of ['made.txt', 'hello.txt', 'refused.txt']) await rm(join(env.temp.cwd, f), { force: true });
 });
 
 const newSession = (c: { agent: acp.ClientContext }, additionalDirectories?: string[]) =>
@@ -99,7 +99,7 @@ describe('deputy acp and the editor files', () => {
     );
   });
 
-  it('never sends a path outside the writable roots to the editor, and sends nothing to a client without fs', async () => {
+  it('never sends a path outside the writable roots to the editor', async () => {
     const target = join(outside, 'approved.txt');
     await withAcp(
       env,
@@ -114,6 +114,9 @@ describe('deputy acp and the editor files', () => {
       },
       fsClient,
     );
+  });
+
+  it('sends no fs/* to a client without the capabilities, nor with [acp] client_fs = "off"', async () => {
     await withAcp(env, async (c) => {
       const { sessionId } = await newSession(c);
       await c.prompt(sessionId, 'patch: made.txt=on disk');
@@ -140,8 +143,8 @@ describe('deputy acp and the editor files', () => {
       async (c) => {
         const { sessionId } = await newSession(c);
         c.rec.refuseWrites = 'buffer is read-only';
-        await c.prompt(sessionId, 'patch: made.txt=refused');
-        expect(existsSync(join(env.temp.cwd, 'made.txt'))).toBe(false);
+        await c.prompt(sessionId, 'patch: refused.txt=refused');
+        expect(existsSync(join(env.temp.cwd, 'refused.txt'))).toBe(false);
         expect(c.rec.of(sessionId).filter((u) => u.sessionUpdate === 'tool_call_update').at(-1)).toMatchObject({ status: 'failed' });
         expect(JSON.stringify(turnRequests(env).at(-1)?.body)).toContain('buffer is read-only');
       },
