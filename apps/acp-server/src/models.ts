@@ -3,8 +3,8 @@
  * configured provider's own list (`GET /models`), asked in the background at most every five
  * minutes, with the configured model always first even when the provider does not list it (a
  * custom provider's model is never replaced by another). Without an answer (offline, no
- * `/models`, the demo provider) the list is the configured model alone. `onChange` hears when a
- * fetch changed the list, so sessions can push `config_option_update`.
+ * `/models`, no key yet, the demo provider) the list is the configured model alone. `onChange`
+ * hears when a fetch changed the list, so sessions can push `config_option_update`.
  */
 import type { ResolvedConfig } from '@deputy/engine';
 import type { Logger } from './log.js';
@@ -50,10 +50,16 @@ export class ModelChoices {
   }
 
   async #fetch(): Promise<void> {
-    this.#fetchedAt = Date.now();
     const config = this.config();
     const baseUrl = config.provider.baseUrl;
     if (config.modelProviderId === 'demo' || !baseUrl) return;
+    try {
+      // Without its key the provider is not asked (it would refuse); a later call tries again.
+      this.engine.resolveProvider(config);
+    } catch {
+      return;
+    }
+    this.#fetchedAt = Date.now();
     try {
       const models = await this.engine.listProviderModels({ ...config.provider, baseUrl }, AbortSignal.timeout(LIST_TIMEOUT_MS));
       const listed = models.map((m) => ({ id: m.slug, name: m.displayName }));
