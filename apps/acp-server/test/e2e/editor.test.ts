@@ -137,6 +137,23 @@ describe('deputy acp and the editor files', () => {
     );
   });
 
+  it('tells the model when the editor keeps the new text without saving it', async () => {
+    await withAcp(
+      env,
+      async (c) => {
+        const { sessionId } = await newSession(c);
+        c.rec.keepUnsaved = true;
+        await c.prompt(sessionId, 'patch: made.txt=in a buffer');
+        const path = join(env.temp.cwd, 'made.txt');
+        expect(c.rec.buffers.get(path)).toBe('in a buffer\n');
+        expect(existsSync(path)).toBe(false);
+        expect(c.rec.of(sessionId).filter((u) => u.sessionUpdate === 'tool_call_update').at(-1)).toMatchObject({ status: 'completed' });
+        expect(JSON.stringify(turnRequests(env).at(-1)?.body)).toContain('has not saved it to disk yet');
+      },
+      fsClient,
+    );
+  });
+
   it('fails the change with the editor message when the editor refuses the write', async () => {
     await withAcp(
       env,

@@ -139,6 +139,8 @@ export class Recorder {
   readonly buffers = new Map<string, string>();
   /** When set, `fs/write_text_file` fails with this message (the editor refuses). */
   refuseWrites: string | null = null;
+  /** When true, `fs/write_text_file` only fills the buffer (an editor that does not save). */
+  keepUnsaved = false;
   /** Every session/update and prompt response, in arrival order (for "nothing after the response"). */
   readonly timeline: ({ kind: 'update'; n: acp.SessionNotification } | { kind: 'response'; sessionId: string })[] = [];
   responder: Responder = () => ({ outcome: { outcome: 'selected', optionId: 'approved' } });
@@ -223,8 +225,11 @@ export async function withAcp<T>(env: Env, body: (client: Client) => Promise<T>,
     .onRequest(acp.methods.client.fs.writeTextFile, async ({ params }) => {
       rec.fsCalls.push({ method: 'write', params });
       if (rec.refuseWrites !== null) throw acp.RequestError.internalError(undefined, rec.refuseWrites);
-      rec.buffers.delete(params.path);
-      await writeFile(params.path, params.content);
+      if (rec.keepUnsaved) rec.buffers.set(params.path, params.content);
+      else {
+        rec.buffers.delete(params.path);
+        await writeFile(params.path, params.content);
+      }
       return {};
     })
     .onRequest(acp.methods.client.terminal.create, () => {
