@@ -7,9 +7,18 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { EngineEvent, ThreadItem, ToolItemStatus, UserInput } from '@deputy/protocol';
 
-/** Item ids whose text already went out as chunks during the live turn. */
-export interface LiveState {
+/** What the client takes (from its capabilities). */
+export interface ClientView {
+  /** `session.compaction`: compactions are `compaction_update`s, else a thought chunk. */
+  compaction: boolean;
+}
+
+/** The client's view, and what the live turn already sent. */
+export interface LiveState extends ClientView {
+  /** Item ids whose text already went out as chunks. */
   streamed: Set<string>;
+  /** Compactions announced `in_progress` and not yet ended. */
+  compactions: Set<string>;
 }
 
 /** A tool item's status in ACP terms. */
@@ -141,7 +150,7 @@ export function userBlocks(content: UserInput[]): acp.ContentBlock[] {
  * send for them) and that tool calls were announced at start (so only the final state is sent,
  * as a `tool_call_update`). Without `live` (replay) every tool item is one complete `tool_call`.
  */
-export function completedItemUpdates(item: ThreadItem, live: LiveState | null): acp.SessionUpdate[] {
+export function completedItemUpdates(item: ThreadItem, live: LiveState | null, view: ClientView = live ?? { compaction: false }): acp.SessionUpdate[] {
   switch (item.type) {
     case 'userMessage':
       return live ? [] : userBlocks(item.content).map((content) => ({ sessionUpdate: 'user_message_chunk', content, messageId: item.id }));
@@ -154,6 +163,8 @@ export function completedItemUpdates(item: ThreadItem, live: LiveState | null): 
       return thought === '' ? [] : [{ sessionUpdate: 'agent_thought_chunk', content: text(thought), messageId: item.id }];
     }
     case 'contextCompaction':
+      live?.compactions.delete(item.id);
+      if (view.compaction) return [{ sessionUpdate: 'compaction_update', compactionId: item.id, status: 'completed' }];
       return [{ sessionUpdate: 'agent_thought_chunk', content: text('Context compacted'), messageId: item.id }];
     case 'enteredReviewMode':
       return [];
@@ -178,6 +189,10 @@ export function planUpdate(plan: { step: string; status: 'pending' | 'in_progres
 export function eventUpdates(event: EngineEvent, live: LiveState): acp.SessionUpdate[] {
   switch (event.type) {
     case 'item.started': {
+      if (event.item.type === 'contextCompaction' && live.compaction) {
+        live.compactions.add(event.item.id);
+        return [{ sessionUpdate: 'compaction_update', compactionId: event.item.id, status: 'in_progress' }];
+      }
       const call = toolCallOf(event.item);
       return call ? [{ sessionUpdate: 'tool_call', ...call, status: call.status === 'completed' ? 'in_progress' : call.status }] : [];
     }
@@ -202,7 +217,7 @@ export function eventUpdates(event: EngineEvent, live: LiveState): acp.SessionUp
   }
 }
 
-/** The replay of a persisted thread: every turn's items in order, each turn's last plan. */
-export function replayUpdates(turns: { items: ThreadItem[] }[]): acp.SessionUpdate[] {
-  return turns.flatMap((turn) => turn.items.flatMap((item) => completedItemUpdates(item, null)));
+/** The replay of a persisted thread: every turn's items in order. */
+export function replayUpdates(turns: { items: ThreadItem[] }[], view: ClientView = { compaction: false }): acp.SessionUpdate[] {
+  return turns.flatMap((turn) => turn.items.flatMap((item) => completedItemUpdates(item, null, view)));
 }

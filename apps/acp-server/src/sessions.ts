@@ -5,11 +5,13 @@
  * interrupts the turn, which then answers `cancelled`. Nothing of a turn is sent after its
  * response: the subscription ends and the send chain drains first.
  */
+import { realpathSync } from 'node:fs';
 import * as acp from '@agentclientprotocol/sdk';
 import type { ResolvedConfig, Thread, TurnHandle, TurnOverrides } from '@deputy/engine';
-import type { EngineEvent, TurnInfo, UserInput } from '@deputy/protocol';
+import type { EngineEvent, ReasoningEffort, TurnInfo, UserInput } from '@deputy/protocol';
 import type { Logger } from './log.js';
-import { eventUpdates, outputContent, type LiveState } from './projection.js';
+import type { ModelChoice } from './models.js';
+import { eventUpdates, outputContent, type ClientView, type LiveState } from './projection.js';
 
 /** An approval preset shown as an ACP mode (docs/acp.md, "Modes"). */
 export interface ModePreset {
@@ -52,18 +54,35 @@ interface RunningTurn {
   send(update: acp.SessionUpdate): Promise<void>;
 }
 
+/** What sessions share: the current config, the model choices, the sandbox of a mode. */
+export interface SessionEnv {
+  config(): ResolvedConfig;
+  /** The models to offer, configured one first. */
+  models(): ModelChoice[];
+  /** The efforts `model` accepts, lowest first, and its default. */
+  efforts(model: string): { efforts: ReasoningEffort[]; defaultEffort: ReasoningEffort | null };
+  /** The sandbox a mode runs with, the additional directories writable under workspace-write. */
+  sandboxPolicy(preset: ModePreset, additionalDirectories: readonly string[]): TurnOverrides['sandboxPolicy'];
+}
+
 /** One ACP session. */
 export class AcpSession {
   #running: RunningTurn | null = null;
   modeId: string;
   readonly presets: ModePreset[];
+  /** Extra writable roots of the session (`additionalDirectories`), absolute. */
+  additionalDirectories: string[] = [];
+  /** Model and effort chosen for the next turn (they become the thread's when it starts). */
+  #next: { model?: string; reasoningEffort?: ReasoningEffort | null } = {};
+  /** The config options the client was last told, as JSON (to push a change once). */
+  advertised = '';
 
   constructor(
     readonly thread: Thread,
-    config: ResolvedConfig,
+    private readonly env: SessionEnv,
     private readonly log: Logger,
   ) {
-    const modes = modesFor(config);
+    const modes = modesFor(env.config());
     this.presets = modes.presets;
     this.modeId = modes.initial;
   }
@@ -72,14 +91,41 @@ export class AcpSession {
     return this.thread.id;
   }
 
+  /** The model of the next turn. */
+  get model(): string {
+    return this.#next.model ?? this.thread.settings.model;
+  }
+
+  /** The reasoning effort of the next turn (null: the model's default). */
+  get reasoningEffort(): ReasoningEffort | null {
+    return this.#next.reasoningEffort !== undefined ? this.#next.reasoningEffort : this.thread.settings.reasoningEffort;
+  }
+
+  /** The session's roots: its cwd and additional directories, symlinks resolved. */
+  roots(): string[] {
+    return [this.thread.settings.cwd, ...this.additionalDirectories].map((root) => {
+      try {
+        return realpathSync(root);
+      } catch {
+        return root;
+      }
+    });
+  }
+
   /** The `modes` field of session responses. */
   modeState(): acp.SessionModeState {
     return { currentModeId: this.modeId, availableModes: this.presets.map((p) => ({ id: p.id, name: p.name, description: p.description })) };
   }
 
-  /** The `configOptions` field: the mode (kept in sync with `modes`) and the model. */
+  /**
+   * The `configOptions` field: the mode (kept in sync with `modes`), the model (the catalogue
+   * plus the session's model), and the reasoning effort when the model has two or more.
+   */
   configOptions(): acp.SessionConfigOption[] {
-    return [
+    const model = this.model;
+    const models = this.env.models();
+    if (!models.some((m) => m.id === model)) models.unshift({ id: model, name: model });
+    const options: acp.SessionConfigOption[] = [
       {
         id: 'mode',
         name: 'Approval preset',
@@ -88,15 +134,21 @@ export class AcpSession {
         currentValue: this.modeId,
         options: this.presets.map((p) => ({ value: p.id, name: p.name, description: p.description })),
       },
-      {
-        id: 'model',
-        name: 'Model',
-        category: 'model',
-        type: 'select',
-        currentValue: this.thread.settings.model,
-        options: [{ value: this.thread.settings.model, name: this.thread.settings.model }],
-      },
+      { id: 'model', name: 'Model', category: 'model', type: 'select', currentValue: model, options: models.map((m) => ({ value: m.id, name: m.name })) },
     ];
+    const { efforts, defaultEffort } = this.env.efforts(model);
+    if (efforts.length >= 2) {
+      const current = this.reasoningEffort;
+      options.push({
+        id: 'reasoning_effort',
+        name: 'Reasoning effort',
+        category: 'thought_level',
+        type: 'select',
+        currentValue: current !== null && efforts.includes(current) ? current : (defaultEffort ?? efforts[0] ?? 'medium'),
+        options: efforts.map((e) => ({ value: e, name: e })),
+      });
+    }
+    return options;
   }
 
   /** Selects a mode; it applies from the next turn. Throws invalid params for an unknown id. */
@@ -105,10 +157,36 @@ export class AcpSession {
     this.modeId = modeId;
   }
 
+  /**
+   * Sets a config option for the next turn; throws invalid params for an unknown option or value.
+   * A model without the current effort falls back to its default effort.
+   */
+  setOption(configId: string, value: string): void {
+    const option = this.configOptions().find((o) => o.id === configId);
+    if (!option || option.type !== 'select') throw acp.RequestError.invalidParams({ configId }, `unknown config option \`${configId}\`; expected one of ${this.configOptions().map((o) => o.id).join(', ')}`);
+    const values = option.options.flatMap((o) => ('value' in o ? [o.value] : o.options.map((g) => g.value)));
+    if (!values.includes(value)) throw acp.RequestError.invalidParams({ configId, value }, `\`${value}\` is not a value of \`${configId}\`; expected one of ${values.join(', ')}`);
+    if (configId === 'mode') this.setMode(value);
+    else if (configId === 'model') {
+      this.#next.model = value;
+      const { efforts, defaultEffort } = this.env.efforts(value);
+      const effort = this.reasoningEffort;
+      if (effort !== null && !efforts.includes(effort)) this.#next.reasoningEffort = defaultEffort;
+    } else this.#next.reasoningEffort = value as ReasoningEffort;
+  }
+
   /** The overrides the next turn starts with. */
-  #overrides(sandboxPolicy: (mode: ModePreset) => TurnOverrides['sandboxPolicy']): TurnOverrides {
+  #overrides(): TurnOverrides {
     const preset = this.presets.find((p) => p.id === this.modeId);
-    return preset ? { approvalPolicy: preset.approvalPolicy, sandboxPolicy: sandboxPolicy(preset) } : {};
+    return {
+      ...(preset ? { approvalPolicy: preset.approvalPolicy, sandboxPolicy: this.env.sandboxPolicy(preset, this.additionalDirectories) } : {}),
+      ...this.#next,
+    };
+  }
+
+  /** The title and last activity of the session, as `session_info_update`. */
+  infoUpdate(): acp.SessionUpdate {
+    return { sessionUpdate: 'session_info_update', title: sessionTitle(this.thread.name ?? this.thread.preview), updatedAt: new Date(this.thread.updatedAtMs).toISOString() };
   }
 
   get isRunning(): boolean {
@@ -124,15 +202,19 @@ export class AcpSession {
   }
 
   /** Runs one turn, streaming its updates; resolves with the prompt response. */
-  prompt(input: UserInput[], send: UpdateSender, sandboxPolicy: (mode: ModePreset) => TurnOverrides['sandboxPolicy']): Promise<acp.PromptResponse> {
-    return this.run(() => this.thread.startTurn(input, this.#overrides(sandboxPolicy)), send);
+  prompt(input: UserInput[], send: UpdateSender, live: ClientView): Promise<acp.PromptResponse> {
+    return this.run(() => {
+      const handle = this.thread.startTurn(input, this.#overrides());
+      this.#next = {};
+      return handle;
+    }, send, live);
   }
 
   /**
    * Runs the turn `start` begins (a prompt, a compaction, a review) under the session's rules:
    * one at a time, every update before the response, `cancelled` after a cancel.
    */
-  async run(start: () => TurnHandle | Promise<TurnHandle>, send: UpdateSender): Promise<acp.PromptResponse> {
+  async run(start: () => TurnHandle | Promise<TurnHandle>, send: UpdateSender, options: ClientView): Promise<acp.PromptResponse> {
     const previous = this.#running;
     if (previous) {
       if (!previous.cancelRequested) throw acp.RequestError.invalidRequest({ sessionId: this.id }, 'a turn is already running in this session');
@@ -145,7 +227,7 @@ export class AcpSession {
       (chain = chain.then(() => send({ sessionId: this.id, update })).catch((error: unknown) => this.log.debug(`update not sent: ${String(error)}`)));
     const running: RunningTurn = { turnId: null, cancelRequested: false, done: new Promise<void>((resolve) => (finish = resolve)), send: enqueue };
     this.#running = running;
-    const live: LiveState = { streamed: new Set() };
+    const live: LiveState = { ...options, streamed: new Set(), compactions: new Set() };
     const early: EngineEvent[] = [];
     const output = new OutputCoalescer((update) => void enqueue(update));
     const deliver = (event: EngineEvent) => {
@@ -168,6 +250,9 @@ export class AcpSession {
       } finally {
         off();
         output.close();
+        // A compaction the turn left open ends with it; then the session's new title and activity.
+        for (const compactionId of live.compactions) void enqueue({ sessionUpdate: 'compaction_update', compactionId, status: running.cancelRequested ? 'cancelled' : 'failed' });
+        void enqueue(this.infoUpdate());
         await chain;
       }
       return responseFor(info, running.cancelRequested, this.id);
@@ -238,4 +323,10 @@ export function responseFor(info: TurnInfo, cancelRequested: boolean, threadId: 
   if (error?.code === 'contextWindowExceeded') return { stopReason: 'max_tokens', _meta: meta };
   const message = error?.message ?? 'the turn failed';
   throw new acp.RequestError(-32603, message, { code: error?.code ?? 'other', httpStatus: error?.httpStatus ?? null, threadId, turnId: info.id });
+}
+
+/** A session title: the thread name or its first prompt, on one line, at most 120 characters. */
+export function sessionTitle(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 120 ? `${line.slice(0, 119)}…` : line;
 }

@@ -4,10 +4,12 @@
  * loading. Internals stay private.
  */
 export { decisionOf, fixedApprovals, type ApprovalAnswer, type ApprovalOrigin, type ApprovalPort, type ElicitationOrigin, type ExplainedDenial } from './approvals/approval-port.js';
+export { readStoredApiKey, removeAuthFile, writeStoredApiKey } from './config/auth.js';
 export { canonicalJson } from './config/canonical-json.js';
 export { ConfigError } from './config/errors.js';
 export { ConfigWriteError, reloadUserConfig, writeUserConfig, type ConfigEdit, type ConfigMergeStrategy, type ConfigWriteRefusal, type OverriddenKey, type UserConfigWrite, type WriteUserConfigOptions } from './config/config-write.js';
 export { loadConfig, type ResolvedConfig } from './config/load-config.js';
+export { resolveProvider } from './config/resolve-config.js';
 export { resolveHome } from './config/home.js';
 export { findRepositoryRoot, instructionSources, PROJECT_DOC_FILE, workspaceDirs } from './config/workspace.js';
 export {
@@ -38,6 +40,7 @@ export { renderSkillsInstructions } from './skills/instructions.js';
 export { SkillsWatcher } from './skills/watcher.js';
 export { DEPUTY_VERSION, EngineRuntime, type EngineRuntimeOptions } from './thread/runtime.js';
 export { diffHunks, diffSideText, type DiffSide } from './tools/apply-patch/diff-sides.js';
+export type { EditorFiles, ThreadEditor } from './tools/editor-files.js';
 export { cleanBackgroundTerminals } from './tools/shell/services.js';
 export { sandboxModeOf, sandboxPolicyFromMode, type ThreadSettings, type TurnOverrides } from './thread/settings.js';
 export { MAX_REVIEW_DIFF_CHARS, REVIEW_INTERRUPTED_TEXT, resolveReviewRequest, type ReviewRequest, type ReviewTarget } from './thread/review.js';

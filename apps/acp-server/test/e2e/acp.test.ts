@@ -57,7 +57,7 @@ describe('deputy acp', () => {
       // The config matches no preset (untrusted + full access), so a `custom` mode reflects it.
       expect(session.modes?.currentModeId).toBe('custom');
       expect(session.modes?.availableModes.map((m) => m.id)).toEqual(['read-only', 'auto', 'full-access', 'custom']);
-      expect(session.configOptions?.map((o) => o.id)).toEqual(['mode', 'model']);
+      expect(session.configOptions?.map((o) => o.id)).toEqual(['mode', 'model', 'reasoning_effort']);
       await expect(c.agent.request(acp.methods.agent.session.new, { cwd: 'relative/dir', mcpServers: [] })).rejects.toMatchObject({ code: -32602 });
       await expect(c.prompt('no-such-session', 'hi')).rejects.toMatchObject({ code: -32002 });
       expect(c.invalid).toEqual([]);

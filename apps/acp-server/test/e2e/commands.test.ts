@@ -7,7 +7,7 @@ import * as acp from '@agentclientprotocol/sdk';
 import { waitFor } from '@deputy/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useReferenceMock } from '../../../mcp-server/test/helpers/mock-model.js';
-import { startEnv, withAcp, type Env } from '../helpers/acp-harness.js';
+import { startEnv, turnRequests, withAcp, type Env } from '../helpers/acp-harness.js';
 
 let env: Env;
 
@@ -31,10 +31,10 @@ describe('deputy acp slash commands', () => {
       const advertised = c.rec.of(sessionId).find((u) => u.sessionUpdate === 'available_commands_update');
       expect(advertised?.sessionUpdate === 'available_commands_update' && advertised.availableCommands.map((a) => a.name)).toEqual(['compact', 'review', 'review-branch', 'review-commit', 'status']);
 
-      const before = env.model.requests.length;
+      const before = turnRequests(env).length;
       const status = c.rec.updates.length;
       expect((await c.prompt(sessionId, '/status')).stopReason).toBe('end_turn');
-      expect(env.model.requests.length).toBe(before);
+      expect(turnRequests(env).length).toBe(before);
       const statusText = answer(c.rec.updates.slice(status).map((u) => u.update));
       expect(statusText).toContain('Model: gpt-5.2-codex');
       expect(statusText).toContain(`Directory: ${env.temp.cwd}`);
@@ -43,9 +43,9 @@ describe('deputy acp slash commands', () => {
       await c.prompt(sessionId, '/frobnicate now');
       expect(answer(c.rec.updates.slice(unknown).map((u) => u.update))).toBe('ECHO: /frobnicate now');
 
-      const beforeCompact = env.model.requests.length;
+      const beforeCompact = turnRequests(env).length;
       expect((await c.prompt(sessionId, '/compact')).stopReason).toBe('end_turn');
-      expect(env.model.requests.length).toBeGreaterThan(beforeCompact);
+      expect(turnRequests(env).length).toBeGreaterThan(beforeCompact);
       expect(c.invalid).toEqual([]);
     });
   });

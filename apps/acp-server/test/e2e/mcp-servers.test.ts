@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import * as acp from '@agentclientprotocol/sdk';
 import { functionCall, text, toolNames } from '@deputy/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEnv, withAcp, type Env } from '../helpers/acp-harness.js';
+import { startEnv, turnRequests, withAcp, type Env } from '../helpers/acp-harness.js';
 
 const TINY = fileURLToPath(new URL('../../../../packages/engine/test/mcp/fixtures/tiny-server.mjs', import.meta.url));
 
@@ -32,18 +32,18 @@ describe('deputy acp MCP servers from session/new', () => {
         ],
       });
       // Let the server start, then check the model is offered its tools (the `mcp__tiny__` namespace).
-      const seen = env.model.requests.length;
+      const seen = turnRequests(env).length;
       env.model.enqueue({ output: [text('warm')] });
       const deadline = Date.now() + 15_000;
       for (;;) {
         await c.prompt(sessionId, 'warm up');
-        const last = env.model.requests.at(-1);
+        const last = turnRequests(env).at(-1);
         if (last && toolNames(last).includes('mcp__tiny__')) break;
         if (Date.now() > deadline) throw new Error(`the tiny server never reached the model\n${c.stderr()}`);
         env.model.enqueue({ output: [text('warm')] });
         await new Promise((r) => setTimeout(r, 200));
       }
-      expect(env.model.requests.length).toBeGreaterThan(seen);
+      expect(turnRequests(env).length).toBeGreaterThan(seen);
       env.model.enqueue({ output: [functionCall('mcp__tiny__plain', { text: 'from acp' })] }, { output: [text('done')] });
       expect((await c.prompt(sessionId, 'call tiny')).stopReason).toBe('end_turn');
       const calls = c.rec.of(sessionId).filter((u) => u.sessionUpdate === 'tool_call');

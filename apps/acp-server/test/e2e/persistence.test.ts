@@ -2,13 +2,17 @@
  * Sessions are Deputy threads in DEPUTY_HOME (docs/acp.md, "Sessions"): a thread started from ACP
  * goes on with `deputy exec resume`, a thread started by `deputy exec` loads (with its replay) in
  * ACP; `session/resume` sends no replay; `session/close` frees the session (a prompt then gets
- * -32002) and it loads again; `session/delete` hides it from the list and is idempotent.
+ * -32002) and it loads again; `session/delete` hides it from the list and is idempotent. A
+ * command running when the agent is killed with SIGKILL replays as a failed tool call.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
+import { waitFor } from '@deputy/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../../cli/test/cli-process.js';
 import { useReferenceMock } from '../../../mcp-server/test/helpers/mock-model.js';
-import { startEnv, withAcp, type Env } from '../helpers/acp-harness.js';
+import { exited, startEnv, withAcp, type Env } from '../helpers/acp-harness.js';
 
 let env: Env;
 
@@ -66,6 +70,48 @@ describe('deputy acp sessions are Deputy threads', () => {
       const after = await c.agent.request(acp.methods.agent.session.list, { cwd: env.temp.cwd });
       expect(after.sessions.map((s) => s.sessionId)).not.toContain(sessionId);
       await expect(c.agent.request(acp.methods.agent.session.list, { cwd: 'not/absolute' })).rejects.toMatchObject({ code: -32602 });
+      expect(c.invalid).toEqual([]);
+    });
+  });
+
+  it('replays a command that was running when the agent was killed -9 as a failed tool call', async () => {
+    const pidFile = join(env.temp.cwd, 'cut.pid');
+    let sessionId = '';
+    try {
+      await withAcp(env, async (c) => {
+        ({ sessionId } = await c.agent.request(acp.methods.agent.session.new, { cwd: env.temp.cwd, mcpServers: [] }));
+        void c.prompt(sessionId, `run: echo $$ > ${pidFile}; exec sleep 20`).catch(() => undefined);
+        await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 20_000);
+        const live = c.rec.of(sessionId).filter((u) => u.sessionUpdate === 'tool_call');
+        expect(live).toHaveLength(1);
+        process.kill(c.child.pid ?? 0, 'SIGKILL');
+        await exited(c.child, 5000);
+      }).catch((error: unknown) => {
+        // The SDK reports the connection closing under the pending prompt.
+        if (!String(error).includes('connection closed')) throw error;
+      });
+    } finally {
+      // The command outlived the killed agent (nothing was left to stop it): end it by its pid.
+      const pid = Number(existsSync(pidFile) ? readFileSync(pidFile, 'utf8') : '0');
+      if (pid > 0) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
+    expect(sessionId).not.toBe('');
+    await withAcp(env, async (c) => {
+      await c.agent.request(acp.methods.agent.session.load, { sessionId, cwd: env.temp.cwd, mcpServers: [] });
+      const replay = c.rec.of(sessionId);
+      expect(texts(replay, 'user_message_chunk')).toEqual([`run: echo $$ > ${pidFile}; exec sleep 20`]);
+      const calls = replay.filter((u) => u.sessionUpdate === 'tool_call');
+      expect(calls).toHaveLength(1);
+      expect(calls[0]).toMatchObject({ kind: 'execute', status: 'failed', title: expect.stringContaining('exec sleep 20') });
+      expect(replay.some((u) => u.sessionUpdate === 'tool_call_update')).toBe(false);
+      // The session goes on after the crash.
+      expect((await c.prompt(sessionId, 'after the crash')).stopReason).toBe('end_turn');
       expect(c.invalid).toEqual([]);
     });
   });

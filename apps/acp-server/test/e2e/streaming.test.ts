@@ -8,7 +8,7 @@
 import * as acp from '@agentclientprotocol/sdk';
 import { functionCall, reasoning, text } from '@deputy/test-support';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEnv, withAcp, type Env } from '../helpers/acp-harness.js';
+import { startEnv, turnRequests, withAcp, type Env } from '../helpers/acp-harness.js';
 
 let env: Env;
 
@@ -55,7 +55,7 @@ describe('deputy acp streaming', () => {
   it('passes images as data URLs and embedded resources as context, and refuses audio', async () => {
     await withAcp(env, async (c) => {
       const { sessionId } = await c.agent.request(acp.methods.agent.session.new, { cwd: env.temp.cwd, mcpServers: [] });
-      const seen = env.model.requests.length;
+      const seen = turnRequests(env).length;
       env.model.enqueue({ output: [text('seen')] });
       const png = Buffer.from('not really a png').toString('base64');
       const response = await c.prompt(sessionId, [
@@ -64,7 +64,7 @@ describe('deputy acp streaming', () => {
         { type: 'resource', resource: { uri: 'file:///work/notes.md', text: 'remember the milk', mimeType: 'text/markdown' } },
       ]);
       expect(response.stopReason).toBe('end_turn');
-      const body = JSON.stringify(env.model.requests.slice(seen).at(-1)?.body);
+      const body = JSON.stringify(turnRequests(env).slice(seen).at(-1)?.body);
       expect(body).toContain(`data:image/png;base64,${png}`);
       expect(body).toContain('<context ref=\\"file:///work/notes.md\\">\\nremember the milk\\n</context>');
       await expect(c.prompt(sessionId, [{ type: 'audio', mimeType: 'audio/wav', data: 'AAAA' }])).rejects.toMatchObject({ code: -32602 });

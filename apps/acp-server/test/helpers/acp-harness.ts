@@ -7,7 +7,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -121,6 +121,11 @@ export async function startEnv(topToml = 'approval_policy = "never"\nsandbox_mod
   };
 }
 
+/** The model requests of turns (POSTs; the agent also lists the provider's models with a GET). */
+export function turnRequests(env: Env): ScriptedModelServer['requests'] {
+  return env.model.requests.filter((r) => r.method === 'POST');
+}
+
 /** What a permission responder answers. */
 export type Responder = (request: acp.RequestPermissionRequest, signal: AbortSignal) => Promise<acp.RequestPermissionResponse> | acp.RequestPermissionResponse;
 
@@ -128,6 +133,14 @@ export type Responder = (request: acp.RequestPermissionRequest, signal: AbortSig
 export class Recorder {
   readonly updates: acp.SessionNotification[] = [];
   readonly permissions: acp.RequestPermissionRequest[] = [];
+  /** `fs/read_text_file` and `fs/write_text_file` requests, in arrival order. */
+  readonly fsCalls: ({ method: 'read'; params: acp.ReadTextFileRequest } | { method: 'write'; params: acp.WriteTextFileRequest })[] = [];
+  /** The editor's unsaved buffers by absolute path: reads see them instead of the disk. */
+  readonly buffers = new Map<string, string>();
+  /** When set, `fs/write_text_file` fails with this message (the editor refuses). */
+  refuseWrites: string | null = null;
+  /** When true, `fs/write_text_file` only fills the buffer (an editor that does not save). */
+  keepUnsaved = false;
   /** Every session/update and prompt response, in arrival order (for "nothing after the response"). */
   readonly timeline: ({ kind: 'update'; n: acp.SessionNotification } | { kind: 'response'; sessionId: string })[] = [];
   responder: Responder = () => ({ outcome: { outcome: 'selected', optionId: 'approved' } });
@@ -152,11 +165,21 @@ export interface Client {
   prompt(sessionId: string, prompt: acp.ContentBlock[] | string): Promise<acp.PromptResponse>;
 }
 
+/** How a client is started. */
+export interface AcpOptions {
+  /** Extra arguments of `deputy acp`. */
+  args?: string[];
+  /** The client capabilities sent in `initialize` (default: no fs). */
+  clientCapabilities?: acp.ClientCapabilities;
+  /** Extra environment variables of the child. */
+  env?: Record<string, string>;
+}
+
 /** Spawns `deputy acp`, connects, initialises, runs `body`, then closes stdin and reaps the child. */
-export async function withAcp<T>(env: Env, body: (client: Client) => Promise<T>, args: string[] = []): Promise<T> {
-  const child = spawn(process.execPath, [CLI_ENTRY, 'acp', ...args], {
+export async function withAcp<T>(env: Env, body: (client: Client) => Promise<T>, options: AcpOptions = {}): Promise<T> {
+  const child = spawn(process.execPath, [CLI_ENTRY, 'acp', ...(options.args ?? [])], {
     cwd: env.temp.cwd,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: env.temp.home, DEPUTY_HOME: env.temp.home, DEPUTY_LOG: 'warn' },
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: env.temp.home, DEPUTY_HOME: env.temp.home, DEPUTY_LOG: 'warn', ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -194,6 +217,21 @@ export async function withAcp<T>(env: Env, body: (client: Client) => Promise<T>,
       rec.permissions.push(params);
       return rec.responder(params, signal);
     })
+    // The editor: reads see unsaved buffers, writes go to the disk (and replace the buffer).
+    .onRequest(acp.methods.client.fs.readTextFile, async ({ params }) => {
+      rec.fsCalls.push({ method: 'read', params });
+      return { content: rec.buffers.get(params.path) ?? (await readFile(params.path, 'utf8')) };
+    })
+    .onRequest(acp.methods.client.fs.writeTextFile, async ({ params }) => {
+      rec.fsCalls.push({ method: 'write', params });
+      if (rec.refuseWrites !== null) throw acp.RequestError.internalError(undefined, rec.refuseWrites);
+      if (rec.keepUnsaved) rec.buffers.set(params.path, params.content);
+      else {
+        rec.buffers.delete(params.path);
+        await writeFile(params.path, params.content);
+      }
+      return {};
+    })
     .onRequest(acp.methods.client.terminal.create, () => {
       throw new Error('terminal/create must not be called');
     });
@@ -210,7 +248,7 @@ export async function withAcp<T>(env: Env, body: (client: Client) => Promise<T>,
   const stream: acp.Stream = { writable: outgoing.writable, readable: wire.readable };
   try {
     return await app.connectWith(stream, async (agent) => {
-      const init = await agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false } }, clientInfo: { name: 'deputy-e2e', version: '0' } });
+      const init = await agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: options.clientCapabilities ?? { fs: { readTextFile: false, writeTextFile: false } }, clientInfo: { name: 'deputy-e2e', version: '0' } });
       const prompt = async (sessionId: string, p: acp.ContentBlock[] | string) => {
         const blocks = typeof p === 'string' ? [{ type: 'text' as const, text: p }] : p;
         try {

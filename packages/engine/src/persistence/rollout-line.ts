@@ -69,8 +69,10 @@ export const ItemPayloadSchema = z.object({
   item: ThreadItemSchema,
   completedAtMs: z.number().int(),
   /**
-   * The agent text streamed so far of an item not yet completed (written at a bounded rate); a
-   * later line for the same item id replaces it. A turn cut by a crash keeps the last one.
+   * An item not yet completed: the agent text streamed so far (written at a bounded rate), or a
+   * tool item (command, patch, MCP or dynamic tool call) as it started, `inProgress`. A later
+   * line for the same item id replaces it. A turn cut by a crash keeps the last one; a tool item
+   * left `inProgress` is replayed (and written again) as `failed`.
    */
   partial: z.literal(true).optional(),
 });

@@ -30,17 +30,46 @@ export interface ReplayedThread {
 
 /**
  * Adds an item to a turn's items, replacing an earlier line for the same item id: a `partial`
- * agent text line is followed by its longer successors, then by the completed item.
+ * agent text line is followed by its longer successors, then by the completed item; a tool item
+ * written when it started (`open` holds those ids) is followed by its completed line.
  */
-function upsertItem(items: ThreadItem[], item: ThreadItem): void {
-  const at = item.type === 'agentMessage' ? items.findIndex((i) => i.id === item.id) : -1;
+function upsertItem(items: ThreadItem[], item: ThreadItem, open?: Set<string>): void {
+  const replaces = item.type === 'agentMessage' || (open?.delete(item.id) ?? false);
+  let at = -1;
+  if (replaces) for (let i = items.length - 1; i >= 0 && at === -1; i--) if (items[i]?.id === item.id) at = i;
   if (at === -1) items.push(item);
   else items[at] = item;
 }
 
+/** The item types written when they start (with status `inProgress`), so a crash leaves them in the rollout. */
+const STARTED_TOOL_ITEMS = new Set<ThreadItem['type']>(['commandExecution', 'fileChange', 'mcpToolCall', 'dynamicToolCall']);
+
+/** Whether an `item.started` is written to the rollout (the thread does, replay expects it). */
+export function persistsOnStart(item: ThreadItem): boolean {
+  return STARTED_TOOL_ITEMS.has(item.type);
+}
+
+/** What a tool item that was running when its process died becomes: failed, with the reason. */
+function cutShort(item: ThreadItem): ThreadItem {
+  switch (item.type) {
+    case 'commandExecution':
+    case 'fileChange':
+    case 'dynamicToolCall':
+      return { ...item, status: 'failed' };
+    case 'mcpToolCall':
+      return { ...item, status: 'failed', error: item.error ?? CUT_SHORT };
+    default:
+      return item;
+  }
+}
+
+const CUT_SHORT = 'aborted: the process running this call stopped before it finished';
+
 /** Replays rollout lines (after `session_meta`) into thread state. */
 export function replayRollout(lines: readonly { type: string; payload: Record<string, unknown> }[], nowMs = Date.now()): ReplayedThread {
   const state: ReplayedThread = { history: [], historyTurnIds: [], turns: [], name: null, usage: null, repairs: [], lastCwd: null, lastModel: null, contextKey: null };
+  // Tool items seen started (a `partial` line) and not yet completed.
+  const open = new Set<string>();
   for (const line of lines) {
     const p = payloadOf(line);
     if (p === undefined) continue;
@@ -60,7 +89,14 @@ export function replayRollout(lines: readonly { type: string; payload: Record<st
         break;
       case 'item': {
         const turn = turnById(state.turns, p.turnId as string);
-        if (turn) upsertItem(turn.items, p.item as ThreadItem);
+        const item = p.item as ThreadItem;
+        if (!turn) break;
+        if (p.partial === true && item.type !== 'agentMessage') {
+          // A tool item's start: a later line for it replaces it.
+          if (open.has(item.id)) upsertItem(turn.items, item, open);
+          else turn.items.push(item);
+          open.add(item.id);
+        } else upsertItem(turn.items, item, open);
         break;
       }
       case 'token_usage':
@@ -88,7 +124,7 @@ export function replayRollout(lines: readonly { type: string; payload: Record<st
         break;
     }
   }
-  repairUnfinished(state, nowMs);
+  repairUnfinished(state, open, nowMs);
   return state;
 }
 
@@ -116,7 +152,7 @@ function rollback(state: Pick<ReplayedThread, 'turns' | 'history' | 'historyTurn
   dropTurnItems(state.history, state.historyTurnIds, dropLastTurns(state.turns, numTurns));
 }
 
-function repairUnfinished(state: ReplayedThread, _nowMs: number): void {
+function repairUnfinished(state: ReplayedThread, open: ReadonlySet<string>, _nowMs: number): void {
   const answered = new Set<string>();
   for (const item of state.history) {
     if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') answered.add(item.call_id);
@@ -126,7 +162,7 @@ function repairUnfinished(state: ReplayedThread, _nowMs: number): void {
       const output: ResponseItem = {
         type: item.type === 'function_call' ? 'function_call_output' : 'custom_tool_call_output',
         call_id: item.call_id,
-        output: 'aborted: the process running this call stopped before it finished',
+        output: CUT_SHORT,
       };
       const turnId = state.historyTurnIds[index] ?? null;
       state.repairs.push({ type: 'response_item', payload: { turnId, item: output as unknown as Record<string, unknown> } });
@@ -137,6 +173,13 @@ function repairUnfinished(state: ReplayedThread, _nowMs: number): void {
     state.historyTurnIds.push((fact.payload.turnId as string | null) ?? null);
   }
   for (const turn of state.turns) {
+    // A tool item still running when the process died is written again as failed.
+    if (open.size > 0) turn.items.forEach((item, index) => {
+      if (!open.has(item.id) || !('status' in item) || item.status !== 'inProgress') return;
+      const failed = cutShort(item);
+      turn.items[index] = failed;
+      state.repairs.push({ type: 'item', payload: { turnId: turn.info.id, item: failed as unknown as Record<string, unknown>, completedAtMs: turn.info.completedAtMs ?? turn.info.startedAtMs } });
+    });
     if (turn.info.status !== 'inProgress') continue;
     const lastAgent = [...turn.items].reverse().find((i) => i.type === 'agentMessage');
     turn.info = { ...turn.info, status: 'interrupted', completedAtMs: null, lastAgentMessage: lastAgent?.type === 'agentMessage' ? lastAgent.text : null };

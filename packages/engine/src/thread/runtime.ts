@@ -13,6 +13,7 @@
 import { resolve } from 'node:path';
 import type { DynamicTool, SandboxPolicy } from '@deputy/protocol';
 import type { ApprovalPort } from '../approvals/approval-port.js';
+import type { EditorFiles } from '../tools/editor-files.js';
 import { PrefixRules } from '../approvals/rules.js';
 import { SessionApprovals } from '../approvals/session-approvals.js';
 import { removeAuthFile, usableStoredKey, writeStoredApiKey } from '../config/auth.js';
@@ -70,6 +71,8 @@ export interface EngineRuntimeOptions {
    * front door's control sockets and token files kept elsewhere.
    */
   sandboxHiddenPaths?: readonly string[];
+  /** The front door's editor files, which apply_patch writes through (`tools/editor-files.ts`). */
+  editorFiles?: EditorFiles;
 }
 
 /** What a thread is built with from the config; it keeps these when the config changes later. */
@@ -82,6 +85,8 @@ export class EngineRuntime {
   readonly #fixedClient: ModelClient | null;
   /** The client of each provider setup threads were built on, by `providerKey`. */
   readonly #clients = new Map<string, ProviderClient>();
+  /** The front door's editor files (EngineRuntimeOptions.editorFiles), or null. */
+  editorFiles: EditorFiles | null = null;
   /** The client new threads get. */
   #current: ProviderClient | null = null;
   /** The servers of local providers (the demo model), started on first need. */
@@ -117,6 +122,7 @@ export class EngineRuntime {
     const rules = await PrefixRules.load(options.config.home);
     const local = options.localProviders ?? BUILT_IN_LOCAL_PROVIDERS;
     const runtime = new EngineRuntime(options.config, options.approvals, options.source, rules, options.modelClient, local);
+    runtime.editorFiles = options.editorFiles ?? null;
     runtime.hideFromSandbox(options.config.home, ...(options.sandboxHiddenPaths ?? []));
     // Snapshots a process that died left behind; in the background, off the start-up path.
     void cleanStaleShellSnapshots(options.config.home).catch(() => undefined);
@@ -315,6 +321,7 @@ export class EngineRuntime {
       childEnv: () => withExecEnvDefaults(buildChildEnv(process.env, envPolicy)),
       sandboxHiddenPaths: this.#hiddenPaths,
       shellSnapshots,
+      ...(this.editorFiles ? { editorFiles: this.editorFiles } : {}),
     };
     const tools = new ToolRegistry([
       execCommandTool(services),

@@ -18,6 +18,7 @@ import { previewOf } from '../persistence/rollout-summary.js';
 import { dropLastTurns, History } from './history.js';
 import { raceAbort } from './race-abort.js';
 import type { ReplayedThread, RolloutHead } from './replay.js';
+import { persistsOnStart } from './replay.js';
 import { resolveReviewRequest, type ReviewTarget } from './review.js';
 import { applyTurnOverrides, contextKeyOf, type ThreadSettings, type TurnOverrides } from './settings.js';
 import { ThreadTurnScope, type ThreadWrites } from './thread-scope.js';
@@ -411,6 +412,8 @@ export class Thread {
     switch (event.type) {
       case 'item.started':
         if (event.item.type === 'agentMessage' && event.turnId !== null) this.#partials.set(event.item.id, { turnId: event.turnId, text: '', writtenAtMs: Date.now(), written: 0 });
+        // A running tool is on disk, so a crash leaves it in the turn (replayed as failed).
+        else if (event.turnId !== null && persistsOnStart(event.item)) rollout.append({ type: 'item', payload: { turnId: event.turnId, item: event.item, completedAtMs: event.atMs, partial: true } });
         break;
       case 'item.delta': {
         const partial = event.kind === 'agentMessage' ? this.#partials.get(event.itemId) : undefined;

@@ -7,6 +7,7 @@
  * write time is confined too, not only what the check saw; a patch the user approved outside the
  * writable roots, and any patch under danger-full-access, is written in-process.
  */
+import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { FileUpdate, ThreadItem } from '@deputy/protocol';
 import { decidePatch } from '../approvals/policy.js';
@@ -96,8 +97,20 @@ export async function runPatch(patchText: string, ctx: ToolContext, services: Sh
   const allPathsWritable = paths.every((p) => isWritablePath(p, ctx.sandbox, ctx.cwd));
   const item: Extract<ThreadItem, { type: 'fileChange' }> = { type: 'fileChange', id: ctx.callId, changes, status: 'inProgress' };
   ctx.emit({ type: 'item.started', item, atMs: Date.now() });
-  const decision = decidePatch({ approvalPolicy: ctx.approvalPolicy, allPathsWritable, isApprovedForSession: services.sessionApprovals.arePathsApproved(targets) });
   const finish = (status: 'completed' | 'failed' | 'declined') => ctx.emit({ type: 'item.completed', item: { ...item, status }, atMs: Date.now() });
+  // The editor sees only paths inside the writable roots that it covers (its session's roots).
+  const editor = services.editorFiles?.forThread(ctx.threadId) ?? null;
+  const inEditor = (p: string): string | null => {
+    const index = paths.indexOf(p);
+    const target = targets[index];
+    return editor && target !== undefined && isWritablePath(p, ctx.sandbox, ctx.cwd) && editor.covers(target) ? target : null;
+  };
+  const unsaved = editor?.read ? await unsavedInEditor(planned, inEditor, editor.read, ctx.signal) : null;
+  if (unsaved !== null) {
+    finish('failed');
+    return patchResult(1, started, unsaved);
+  }
+  const decision = decidePatch({ approvalPolicy: ctx.approvalPolicy, allPathsWritable, isApprovedForSession: services.sessionApprovals.arePathsApproved(targets) });
   if (decision === 'reject') {
     finish('declined');
     return patchResult(1, started, `patch rejected: writing outside of the writable roots (${ctx.sandbox.type}) needs approval, and the approval policy is never`);
@@ -113,9 +126,15 @@ export async function runPatch(patchText: string, ctx: ToolContext, services: Sh
     }
   }
   const tracker = turnDiff(ctx);
+  // Additions and in-place updates the editor covers are written through it; the rest on disk.
+  const write = editor?.write ?? null;
+  const viaEditor = write ? planned.filter((c) => c.kind !== 'delete' && c.movePath === null && c.newContent !== null && inEditor(c.path) !== null) : [];
+  const onDisk = planned.filter((c) => !viaEditor.includes(c));
+  const notes: string[] = [];
   try {
     await tracker.trackBefore(planned);
-    await writePatch(planned, ctx, services, { isSandboxed: ctx.sandbox.type !== 'danger-full-access' && allPathsWritable, paths, targets, baseDir });
+    if (onDisk.length > 0) await writePatch(onDisk, ctx, services, { isSandboxed: ctx.sandbox.type !== 'danger-full-access' && allPathsWritable, paths, targets, baseDir });
+    if (write) for (const change of viaEditor) notes.push(...(await writeInEditor(change, inEditor(change.path) ?? change.path, write, ctx.signal)));
   } catch (error) {
     finish('failed');
     if (ctx.signal.aborted) throw error;
@@ -124,7 +143,53 @@ export async function runPatch(patchText: string, ctx: ToolContext, services: Sh
   }
   finish('completed');
   ctx.emit({ type: 'diff.updated', diff: await tracker.unifiedDiff() });
-  return patchResult(0, started, summarizeChanges(planned, ctx.cwd));
+  return patchResult(0, started, [summarizeChanges(planned, ctx.cwd), ...notes].join('\n'));
+}
+
+/**
+ * The refusal when a file the patch changes is open in the editor with text that differs from the
+ * disk (unsaved edits the patch would overwrite), or null. Each file is read once, as it was before
+ * the patch (its first change).
+ */
+async function unsavedInEditor(
+  planned: readonly PlannedChange[],
+  inEditor: (path: string) => string | null,
+  read: (absPath: string, signal: AbortSignal) => Promise<string>,
+  signal: AbortSignal,
+): Promise<string | null> {
+  const seen = new Set<string>();
+  for (const change of planned) {
+    if (seen.has(change.path) || change.oldContent === null) continue;
+    seen.add(change.path);
+    const target = inEditor(change.path);
+    if (target === null) continue;
+    let buffer: string;
+    try {
+      buffer = await read(target, signal);
+    } catch (error) {
+      signal.throwIfAborted();
+      return `the editor could not read ${change.displayPath}: ${(error as Error).message}; no files were modified`;
+    }
+    if (buffer !== change.oldContent) return `${change.path} has unsaved changes in the editor; save or discard them, then retry. No files were modified.`;
+  }
+  return null;
+}
+
+/**
+ * Writes one file through the editor. A refusal fails the patch with the editor's message (files
+ * written before it stay written, nothing is retried on disk); an editor that holds the new text
+ * without saving it gives a note, since commands read the disk.
+ */
+async function writeInEditor(change: PlannedChange, target: string, write: (absPath: string, content: string, signal: AbortSignal) => Promise<void>, signal: AbortSignal): Promise<string[]> {
+  const content = change.newContent ?? '';
+  try {
+    await write(target, content, signal);
+  } catch (error) {
+    signal.throwIfAborted();
+    throw new PatchApplyError(`the editor refused to write ${change.displayPath}: ${(error as Error).message}`, { path: change.displayPath });
+  }
+  const onDisk = await readFile(target, 'utf8').catch(() => null);
+  return onDisk === content ? [] : [`note: ${change.displayPath} was written in the editor, which has not saved it to disk yet; commands still see the old file`];
 }
 
 /** The approval request's reason: the first path outside the writable roots (and where it leads), or null. */

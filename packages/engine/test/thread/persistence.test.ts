@@ -4,7 +4,7 @@
  * reconciled when a rollout has no row (a crash between the file and the index update).
  */
 import { readFileSync } from 'node:fs';
-import { appendFile, copyFile, mkdir, rm } from 'node:fs/promises';
+import { appendFile, copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { functionCall, lastUserText, text } from '@deputy/test-support';
@@ -78,6 +78,54 @@ describe('rollout round trip', () => {
     });
     await thread.startTurn([{ type: 'text', text: 'q' }]).done;
     expect(seenOnDisk).toEqual([true]);
+  });
+});
+
+describe('a crash while a command runs', () => {
+  it('keeps the running command in the rollout and replays it as failed, and the thread goes on', async () => {
+    const { server, temp, open } = await shared();
+    const first = await open();
+    server.enqueue({ output: [functionCall('exec_command', { cmd: 'sleep 20', yield_time_ms: 30_000 })] });
+    const thread = await first.manager.start({ cwd: temp.cwd });
+    const path = thread.path!;
+    let onDisk = '';
+    const started = new Promise<void>((resolve) =>
+      thread.events.subscribe((event) => {
+        if (event.type === 'item.started' && event.item.type === 'commandExecution') {
+          // What a kill -9 at this moment leaves: the file as it is now.
+          onDisk = readFileSync(path, 'utf8');
+          resolve();
+        }
+      }),
+    );
+    const turn = thread.startTurn([{ type: 'text', text: 'run it' }]);
+    await started;
+    await thread.interrupt(turn.turnId);
+    await turn.done;
+    await first.manager.close();
+    await writeFile(path, onDisk);
+
+    const second = await open();
+    const snapshot = await second.manager.read(thread.id);
+    expect(snapshot.turns[0]!.info.status).toBe('interrupted');
+    const command = snapshot.turns[0]!.items.find((i) => i.type === 'commandExecution');
+    expect(command).toMatchObject({ type: 'commandExecution', status: 'failed', command: expect.stringContaining('sleep 20') });
+    // Resuming writes the repair; the next replay reads the failed item from the file.
+    const resumed = await second.manager.resume(thread.id);
+    server.enqueue({ output: [text('after the crash')] });
+    expect((await resumed.startTurn([{ type: 'text', text: 'again' }]).done).status).toBe('completed');
+    expect(unansweredCalls(server.requests.at(-1)!)).toEqual([]);
+    await second.manager.close();
+    const lines = await readRolloutLines(path);
+    const commandLines = lines.filter((l) => l.type === 'item' && (l.payload.item as { type: string }).type === 'commandExecution');
+    expect(commandLines.map((l) => [(l.payload.item as { status: string }).status, l.payload.partial ?? false])).toEqual([
+      ['inProgress', true],
+      ['failed', false],
+    ]);
+    const third = await open();
+    const reread = await third.manager.read(thread.id);
+    expect(reread.turns[0]!.items.filter((i) => i.type === 'commandExecution')).toEqual([command]);
+    expect(reread.turns).toHaveLength(2);
   });
 });
 

@@ -11,6 +11,7 @@ import type { PrefixRules } from '../../approvals/rules.js';
 import type { SessionApprovals } from '../../approvals/session-approvals.js';
 import type { ExecSessionManager } from '../../exec/exec-session.js';
 import type { Thread } from '../../thread/thread.js';
+import type { EditorFiles } from '../editor-files.js';
 
 /** Per-thread services of the shell and patch tools. */
 export interface ShellServices {
@@ -23,6 +24,8 @@ export interface ShellServices {
   sandboxHiddenPaths?: readonly string[];
   /** The thread's login-shell snapshots: `-lc` commands source one instead of starting a login shell. Absent: always the login shell. */
   shellSnapshots?: ShellSnapshots;
+  /** The front door's editor files: apply_patch reads and writes through them (`editor-files.ts`). Absent: the disk only. */
+  editorFiles?: EditorFiles;
 }
 
 /**
