@@ -35,7 +35,7 @@ export function mcpServerToml(name, env = {}) {
 /** A temp home with the bench config plus `tables` (TOML text); `cleanup()` removes it. */
 async function makeMcpHome(kind, modelUrl, tables) {
   const dir = await mkdtemp(path.join(os.tmpdir(), `deputy-bench-mcp-${kind}-home-`));
-  await writeFile(path.join(dir, 'config.toml'), `${benchConfigToml(modelUrl)}\n${tables.join('\n')}`);
+  await writeFile(path.join(dir, 'config.toml'), `${await benchConfigToml(modelUrl)}\n${tables.join('\n')}`);
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
