@@ -42,12 +42,12 @@ async function makeMcpHome(kind, modelUrl, tables) {
 /** Runs `fn(client)` against a fresh server on a home with `tables`, then closes both. */
 async function withMcpServer(ctx, tables, fn) {
   const home = await makeMcpHome(ctx.kind, ctx.modelUrl, tables);
-  const client = spawnAppServer({ ...serverSpawnOptions(ctx.kind, home.dir, { bin: ctx.bin, cwd: ctx.cwd }), timeoutMs: 60_000 });
+  let client;
   try {
-    await client.initialize();
+    client = await spawnAppServer({ ...serverSpawnOptions(ctx.kind, home.dir, { bin: ctx.bin, cwd: ctx.cwd }), timeoutMs: 60_000 });
     return await fn(client);
   } finally {
-    await client.close();
+    await client?.close();
     await home.cleanup();
   }
 }
