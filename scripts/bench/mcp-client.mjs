@@ -41,7 +41,7 @@ const listTools = numberFlag(argv, 'list-tools', 50);
 const listRuns = numberFlag(argv, 'list-runs', quick ? 10 : 30);
 const log = (message) => console.error(`[bench mcp-client] ${message}`);
 
-requireDist(['engine', 'testSupport'], 'mcp-client bench');
+requireDist(['engine', 'testSupport', 'client'], 'mcp-client bench');
 const engine = await importDist('engine');
 const ts = await importDist('testSupport');
 

@@ -64,13 +64,12 @@ async function startThreads(client, cwd, count, batch = 50) {
 
 async function scale(kind, modelUrl, cwd) {
   const home = await makeHome(kind, modelUrl);
-  const server = spawnAppServer(serverSpawnOptions(kind, home.dir, { bin, cwd }));
+  const server = await spawnAppServer(serverSpawnOptions(kind, home.dir, { bin, cwd }));
   const idle = async () => {
     await sleep(settings.idleSeconds * 1000);
     return server.rssKb();
   };
   try {
-    await server.initialize();
     // Warm: one thread with one echo and one command turn, so lazy start-up is paid before.
     const warm = await startThread(server, { cwd });
     await runTurn(server, warm, 'warm up');

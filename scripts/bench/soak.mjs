@@ -9,7 +9,7 @@
 //   pnpm build && node scripts/bench/soak.mjs [--quick] [--json] [--clients N] [--seconds N]
 //     [--idle-seconds N] [--only deputy|reference]
 import net from 'node:net';
-import { connectWebSocket, runTurn, spawnAppServer, startThread } from './lib/app-server-client.mjs';
+import { connectWebSocket, runTurn, spawnServerProcess, startThread } from './lib/app-server-client.mjs';
 import { makeHome, serverSpawnOptions } from './lib/homes.mjs';
 import { startBenchModel } from './lib/model-script.mjs';
 import { appServerSides } from './lib/paths.mjs';
@@ -43,13 +43,13 @@ async function freePort() {
 async function soak(kind, modelUrl, cwd) {
   const home = await makeHome(kind, modelUrl);
   const url = `ws://127.0.0.1:${await freePort()}`;
-  const server = spawnAppServer(serverSpawnOptions(kind, home.dir, { bin, cwd, listen: url }));
+  const server = spawnServerProcess(serverSpawnOptions(kind, home.dir, { bin, cwd, listen: url }));
+  server.child.stdout.resume();
   const clients = [];
   try {
     for (let i = 0; i < settings.clients; i++) clients.push(await connectWebSocket(url, { label: `${kind} ws ${i}` }));
     const threads = [];
     for (const client of clients) {
-      await client.initialize();
       threads.push(await startThread(client, { cwd }));
     }
     // One warm turn per client, so the soak does not measure lazy start-up work.
@@ -89,7 +89,7 @@ async function soak(kind, modelUrl, cwd) {
       rssMiB: { start: startKb / 1024, peak: peakKb / 1024, after: afterKb / 1024 },
     };
   } finally {
-    for (const client of clients) client.close();
+    await Promise.all(clients.map((client) => client.close()));
     await server.close();
     await home.cleanup();
   }

@@ -3,13 +3,15 @@
  * `codex exec`'s command line. The final agent message goes to stdout; progress to stderr, or
  * with `--json` (`--experimental-json`) the reference's JSONL stream (exec-jsonl.ts) to stdout,
  * or with `--engine-json` Deputy's own engine events. Exit 0 when the turn completed, 1 when it
- * failed or was interrupted or the run could not start, 2 for usage errors (docs/exec.md).
+ * failed or was interrupted, the run could not start or the config is invalid, 2 for usage errors
+ * (docs/exec.md).
  */
 import { statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { ApprovalPolicy, EngineEvent, SandboxMode, UserInput } from '@deputy/protocol';
 import {
+  ConfigError,
   EngineRuntime,
   findRepositoryRoot,
   loadConfig,
@@ -116,11 +118,30 @@ export async function runExec(target: ExecTarget, promptArg: string | undefined,
   try {
     return await runExecChecked(target, promptArg, options, log);
   } catch (error) {
+    if (error instanceof ConfigError) {
+      log(referenceConfigMessage(error));
+      return 1;
+    }
     if (!(error instanceof ExecStartError)) throw error;
     log(error.message);
     if (error.hint) log(`deputy: ${error.hint}`);
     return 1;
   }
+}
+
+/**
+ * A config error in `codex exec`'s words (exit 1, as the reference): `Error parsing -c overrides:
+ * Invalid override (missing '='): RAW` for a `-c` without `=`, ``Error: config profile `NAME` not
+ * found`` for an unknown profile, each followed by Deputy's own `deputy: ` line, and `Error loading
+ * config.toml: ` followed by Deputy's detail (file, line, key, what was expected) for the rest
+ * (syntax, a bad value in the file or in a `-c`), where the reference prints serde's wording.
+ */
+function referenceConfigMessage(error: ConfigError): string {
+  const subject = error.subject ?? '';
+  if (error.kind === 'override-syntax' && !subject.includes('=')) return `Error parsing -c overrides: Invalid override (missing '='): ${subject}\ndeputy: ${error.message}`;
+  if (error.kind === 'override-syntax') return `Error parsing -c overrides: ${error.message}`;
+  if (error.kind === 'unknown-profile') return `Error: config profile \`${subject}\` not found\ndeputy: ${error.message}`;
+  return `Error loading config.toml: ${error.message}`;
 }
 
 async function runExecChecked(target: ExecTarget, promptArg: string | undefined, options: ExecOptions, log: (line: string) => void): Promise<number> {

@@ -97,19 +97,51 @@ describe.concurrent('usage and start errors exit 2 or 1 without asking the model
     expect(result.stderr).toMatch(/read-only, workspace-write, danger-full-access/);
   });
 
-  it('rejects a bad config value, naming the file and the key', async ({ onTestFinished: finished }) => {
+  // Config errors as `codex exec` 0.130 reports them (captured with the reference binary, each
+  // with exit status 1 and nothing on stdout):
+  //   invalid TOML          Error loading config.toml:\n<path>:1:9: string values must be quoted, …
+  //   a bad value           Error loading config.toml: unknown variant `sometimes`, expected one of …\nin `approval_policy`
+  //   -c approval_policy=sometimes   the same line as a bad value in the file
+  //   -c noequals           Error parsing -c overrides: Invalid override (missing '='): noequals
+  //   -p nope               Error: config profile `nope` not found
+  // Deputy keeps the prefix and the status and puts its own detail after it (docs/exec.md).
+  it('rejects a bad config value as codex exec does, naming the file and the key', async ({ onTestFinished: finished }) => {
     const t = await configured(finished, 'approval_policy_x = 1\nmodel_reasoning_effort = "enormous"');
     const result = await runCli(['exec', 'hi'], opts(t));
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^Error loading config.toml: /);
     expect(result.stderr).toContain(join(t.home, 'config.toml'));
     expect(result.stderr).toMatch(/model_reasoning_effort: expected one of .*got "enormous"/);
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('rejects config.toml that does not parse, with the line', async ({ onTestFinished: finished }) => {
+    const t = await freshHome(finished);
+    await writeFile(join(t.home, 'config.toml'), 'model = \n');
+    const result = await runCli(['exec', 'hi'], opts(t));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^Error loading config.toml: /);
+    expect(result.stderr).toContain(`${join(t.home, 'config.toml')}:1:`);
+  });
+
   it('rejects a bad -c override, naming the override', async ({ onTestFinished: finished }) => {
     const result = await runCli(['exec', '-c', 'approval_policy="sometimes"', 'hi'], opts(await configured(finished)));
-    expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/-c approval_policy="sometimes": approval_policy: expected one of/);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^Error loading config.toml: -c approval_policy="sometimes": approval_policy: expected one of/);
+  });
+
+  it('rejects a -c without = in the reference words', async ({ onTestFinished: finished }) => {
+    const result = await runCli(['exec', '-c', 'noequals', 'hi'], opts(await configured(finished)));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^Error parsing -c overrides: Invalid override \(missing '='\): noequals\ndeputy: -c noequals: expected key=value/);
+  });
+
+  it('rejects an unknown profile in the reference words', async ({ onTestFinished: finished }) => {
+    const t = await configured(finished);
+    const result = await runCli(['exec', '-p', 'nope', 'hi'], opts(t));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^Error: config profile `nope` not found\ndeputy: --profile nope: no \[profiles.nope\] table/);
   });
 
   it('rejects a working directory that does not exist', async ({ onTestFinished: finished }) => {

@@ -3,8 +3,9 @@
  * writes deputy-<version>.tgz; `npm i -g --prefix <scratch>` installs it the way a user would,
  * letting npm fetch the native dependencies from the registry (a prebuilt binary, or a compile
  * against the machine's Node headers); then the installed `deputy` runs `exec` with the offline
- * demo model, and answers `initialize` as `mcp-server` and as `app-server`, from a folder
- * outside the repository. The install is bounded in time; every process is killed by PID.
+ * demo model, and answers `initialize` as `mcp-server` and as `app-server` (through
+ * @deputy/client), from a folder outside the repository. The install is bounded in time; every
+ * process is killed by PID.
  *
  * better-sqlite3's install script downloads its prebuilt binary from GitHub releases, which not
  * every CI machine can reach (it then compiles SQLite, minutes on a small machine). The test
@@ -21,6 +22,7 @@ import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect } from '@deputy/client';
 import { REPO_ROOT, ensureCliBuilt } from './cli-process.js';
 
 const INSTALL_TIMEOUT_MS = 300_000;
@@ -154,8 +156,13 @@ describe('the npm package', () => {
       params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'package-test', version: '1' } },
     });
     expect(mcp).toMatchObject({ result: { serverInfo: { name: 'deputy-mcp-server' } } });
-    const app = await initializeOver(['app-server'], { id: 1, method: 'initialize', params: { clientInfo: { name: 'package-test', title: null, version: '1' } } });
-    expect(app.error).toBeUndefined();
-    expect(app.result).toMatchObject({ userAgent: expect.any(String) });
+    const app = await connect({
+      spawn: { command: deputyBin, args: ['app-server'], cwd: elsewhere, env: cleanEnv(), stderr: 'ignore' },
+      clientInfo: { name: 'package-test', title: null, version: '1' },
+      timeoutMs: 60_000,
+    });
+    expect(app.server.userAgent).toContain('package-test');
+    await app.close();
+    expect(app.child?.exitCode).toBe(0);
   }, 90_000);
 });

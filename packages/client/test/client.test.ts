@@ -3,9 +3,12 @@
  * server): over stdio and ws, a thread and a turn whose command approval the callback answers,
  * notifications iterated per thread, a dynamic tool call answered by its handler, errors surfaced
  * as `RpcError`, a refused token, and a close
- * that leaves no process. Also runs examples/automation.mjs, the script of docs/client.md.
+ * that leaves no process; request timeouts and aborts, timed requests, streams of a process the
+ * caller spawned, `onServerRequest` for requests without a typed handler, and `validate: false`
+ * driving the reference Codex app-server 0.130. Also runs examples/automation.mjs, the script of
+ * docs/client.md.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -20,11 +23,13 @@ import {
   startScriptedModelServer,
   text,
   type ScriptedModelServer,
+  mockProviderConfigToml,
   type StepHandler,
   type TempHome,
 } from '@deputy/test-support';
-import { connect, RpcError, type DeputyClient, type Notification } from '@deputy/client';
+import { connect, RequestTimeoutError, RpcError, type DeputyClient, type Notification } from '@deputy/client';
 import { BUILD_TIMEOUT_MS, MAIN_JS, ensureBuilt, makeE2eHome, spawnServer, type ServerProcess } from '../../../apps/app-server/test/e2e/support/server-process.js';
+import { requireCodexBinary } from '../../../apps/app-server/test/tui/codex-binary.js';
 
 const PACKAGE_DIR = fileURLToPath(new URL('../', import.meta.url));
 const REPO_DIR = path.resolve(PACKAGE_DIR, '../..');
@@ -223,5 +228,78 @@ describe('@deputy/client', () => {
     expect(stdout).toContain('+from the script');
     expect(readFileSync(notes, 'utf8')).toBe('keep me\n');
     expect(readFileSync(path.join(temp.cwd, 'added.txt'), 'utf8')).toBe('from the script\n');
+  });
+
+  it('bounds a request with timeoutMs or a signal, and the server keeps serving', async () => {
+    client = await connect({ spawn: spawnOptions(), timeoutMs: 30_000 });
+    // command/exec answers when the command ends: 20 s from now.
+    const slow = client.request('command/exec', { command: ['sleep', '20'] }, { timeoutMs: 300 });
+    await expect(slow).rejects.toBeInstanceOf(RequestTimeoutError);
+    const controller = new AbortController();
+    const aborted = client.request('command/exec', { command: ['sleep', '20'] }, { signal: controller.signal });
+    controller.abort(new Error('stop waiting'));
+    await expect(aborted).rejects.toThrow('stop waiting');
+    await expect(client.request('thread/list', {})).resolves.toMatchObject({ data: [] });
+  });
+
+  it('speaks over the streams of a process the caller spawned, answers other server requests with onServerRequest, and times requests', async () => {
+    const child = spawn(process.execPath, [MAIN_JS, '--listen', 'stdio://'], { cwd: temp.cwd, env: { ...process.env, DEPUTY_HOME: temp.home, DEPUTY_LOG: 'warn' }, stdio: ['pipe', 'pipe', 'ignore'] });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      const asked: string[] = [];
+      client = await connect({
+        stdio: { input: child.stdout, output: child.stdin },
+        validate: false,
+        onServerRequest: ({ method }) => {
+          asked.push(method);
+          return { decision: 'accept' };
+        },
+      });
+      expect(client.pid).toBeUndefined();
+      const file = path.join(temp.cwd, 'via-fallback.txt');
+      await approvedTurn(client, file);
+      expect(asked).toEqual(['item/commandExecution/requestApproval']);
+      expect(existsSync(file)).toBe(true);
+      const timed = await client.requestTimed('thread/list', {});
+      expect(timed.result.data).toHaveLength(1);
+      expect(timed.ms).toBeGreaterThan(0);
+      // The frame is the envelope around the result.
+      expect(timed.bytes).toBeGreaterThan(Buffer.byteLength(JSON.stringify(timed.result)));
+      await client.close();
+      client = undefined;
+      // The streams are the caller's: the process is still there until its stdin ends.
+      expect(isAlive(child.pid as number)).toBe(true);
+    } finally {
+      child.stdin.end();
+      const timer = setTimeout(() => child.pid !== undefined && process.kill(child.pid, 'SIGKILL'), 3_000);
+      await exited;
+      clearTimeout(timer);
+    }
+  });
+
+  it('drives the reference codex app-server 0.130 with validate: false (a thread, a turn, raw notifications)', async () => {
+    const bin = requireCodexBinary();
+    await writeFile(path.join(temp.home, 'config.toml'), mockProviderConfigToml(model.url));
+    client = await connect({
+      spawn: { command: bin, args: ['app-server'], cwd: temp.cwd, env: { ...process.env, CODEX_HOME: temp.home, RUST_LOG: 'error' }, stderr: 'ignore' },
+      validate: false,
+      experimentalApi: true,
+      timeoutMs: 30_000,
+    });
+    const { thread } = await client.request('thread/start', { cwd: temp.cwd });
+    const events = client.notifications({ threadId: thread.id });
+    await client.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text: 'hello reference', text_elements: [] }] });
+    const methods: string[] = [];
+    let answer = '';
+    for await (const n of events) {
+      methods.push(n.method);
+      if (n.method === 'item/completed' && n.params.item.type === 'agentMessage') answer = n.params.item.text;
+      if (n.method === 'turn/completed') break;
+    }
+    expect(answer).toBe('ECHO: hello reference');
+    expect(methods).toContain('turn/started');
+    const timed = await client.requestTimed('thread/list', {});
+    expect(timed.result.data.map((t) => t.id)).toContain(thread.id);
+    expect(timed.bytes).toBeGreaterThan(0);
   });
 });

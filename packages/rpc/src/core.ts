@@ -69,7 +69,7 @@ export {
   type ParseListenUrlOptions,
 } from './listen-url.js';
 export { createStderrLogger, parseLogLevel, type LogLevel, type StderrLogger, type StderrLoggerOptions } from './logger.js';
-export { NOOP_LOGGER, type Listener, type RpcLogger, type Transport, type TransportOptions } from './transport/transport.js';
+export { NOOP_LOGGER, type InboundFrame, type Listener, type RpcLogger, type Transport, type TransportOptions } from './transport/transport.js';
 export { AsyncQueue, type AsyncQueueOptions } from './transport/async-queue.js';
 export { DEFAULT_MAX_LINE_BYTES, LineSplitter, toLine, type LineEvent, type LineSplitterOptions } from './transport/ndjson.js';
 export { createStdioListener, createStdioTransport, type StdioTransportOptions } from './transport/stdio.js';

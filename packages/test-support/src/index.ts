@@ -43,6 +43,6 @@ export {
   parseLsListing,
 } from '@deputy/demo-model';
 export { makeTempHome, type TempHome } from './temp-home.js';
-export { commentedConfigToml } from './config-fixtures.js';
+export { commentedConfigToml, mockProviderConfigToml, type MockProviderConfigOptions } from './config-fixtures.js';
 export { waitFor } from './wait-for.js';
 export { HOSTILE_METHODS, hostileFrame, seededRandom, type HostileCarrier, type HostileFrame } from './hostile.js';

@@ -1,16 +1,16 @@
 /**
- * A minimal app-server client for the benches: spawns a server (ours or the reference) on stdio,
- * speaks NDJSON JSON-RPC without the "jsonrpc" member, correlates responses by id, dispatches
- * notifications to listeners, answers server→client requests (approvals are accepted), and
- * reads the process tree's resident memory from /proc. Every process it starts is killed by PID
- * in `close()`.
+ * The benches' app-server clients, on `@deputy/client` (imported from packages/client's build):
+ * `spawnAppServer` starts a server (ours or the reference, which speaks the same protocol) on
+ * stdio and connects to it, `connectWebSocket` connects to a `ws://` listener, and
+ * `spawnServerProcess` starts a server without connecting (for `ws://` listeners). Both sides are
+ * measured the same way: results and notifications are not checked against Deputy's schemas
+ * (`validate: false`, which also keeps the client's own cost out of the figures), approvals are
+ * accepted, other server requests refused, and every request is bounded by a timeout. Also the
+ * process-tree RSS from /proc. Every process is killed by PID in `close()`.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { REPO_ROOT } from './paths.mjs';
+import { importDist } from './paths.mjs';
 
 /** Resident set size of `pid` in KiB (Linux /proc), or null. */
 function rssKbOf(pid) {
@@ -53,49 +53,42 @@ export function treeRssKb(pid) {
   return values.length === 0 ? null : values.reduce((a, b) => a + b, 0);
 }
 
-/** What a server→client request is answered with. */
-function defaultServerRequestAnswer(method) {
-  if (method.endsWith('/requestApproval')) return { decision: 'accept' };
-  return null;
+/** Keeps the last 50 chunks of `stream`. */
+function tailOf(stream) {
+  const tail = [];
+  stream.on('data', (chunk) => {
+    tail.push(chunk.toString('utf8'));
+    if (tail.length > 50) tail.shift();
+  });
+  return tail;
 }
 
 /**
- * Spawns `command args` with stdio pipes and returns a client. `onExit` of the child rejects
- * pending requests; `timeoutMs` bounds every request.
+ * Spawns `command args` with piped stdio and returns the process side of a server: `rssKb()`
+ * of its process tree, `openFds()`, the last `stderr()` output, `spawnedAt`, and `close()`
+ * (ends stdin, then kills by PID after 3 s). Its stdout is left to the caller.
  */
-export function spawnAppServer({ command, args, env, cwd, label, timeoutMs = 120_000 }) {
-  const started = performance.now();
+export function spawnServerProcess({ command, args, env, cwd, label }) {
+  const spawnedAt = performance.now();
   const child = spawn(command, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-  const stderrTail = [];
-  let exited = null;
-  let fail = () => {};
-  child.on('exit', (code, signal) => {
-    exited = { code, signal };
-    fail(new Error(`${label}: exited (${signal ?? code}) with requests pending; stderr: ${stderrTail.join('').slice(-2000)}`));
-  });
-  child.on('error', (error) => fail(error));
-  child.stdin.on('error', () => {});
-  child.stderr.on('data', (chunk) => {
-    stderrTail.push(chunk.toString('utf8'));
-    if (stderrTail.length > 50) stderrTail.shift();
-  });
-
-  const send = (message) => child.stdin.write(`${JSON.stringify(message)}\n`);
-  const rpc = rpcClient({ label, send, timeoutMs, isClosed: () => exited !== null });
-  fail = rpc.fail;
-  createInterface({ input: child.stdout, crlfDelay: Infinity }).on('line', rpc.receive);
-
-  return Object.assign(rpc.client, {
+  child.on('error', () => undefined);
+  child.stdin.on('error', () => undefined);
+  const stderrTail = tailOf(child.stderr);
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const isRunning = () => child.exitCode === null && child.signalCode === null;
+  return {
+    label,
+    child,
     pid: child.pid,
-    spawnedAt: started,
+    spawnedAt,
     /** Resident memory of the server's process tree in KiB (null off Linux). */
     rssKb() {
-      return exited ? null : treeRssKb(child.pid);
+      return isRunning() ? treeRssKb(child.pid) : null;
     },
     /** Open file descriptors of the server process (null off Linux). */
     openFds() {
       try {
-        return exited ? null : readdirSync(`/proc/${child.pid}/fd`).length;
+        return isRunning() ? readdirSync(`/proc/${child.pid}/fd`).length : null;
       } catch {
         return null;
       }
@@ -106,8 +99,7 @@ export function spawnAppServer({ command, args, env, cwd, label, timeoutMs = 120
     },
     /** Closes stdin, waits briefly for a clean exit, then kills the process by PID. */
     async close() {
-      if (exited) return;
-      const done = new Promise((resolve) => child.once('exit', resolve));
+      if (!isRunning()) return;
       child.stdin.end();
       const timer = setTimeout(() => {
         try {
@@ -116,142 +108,88 @@ export function spawnAppServer({ command, args, env, cwd, label, timeoutMs = 120
           // Already gone.
         }
       }, 3_000);
-      await done;
+      await exited;
       clearTimeout(timer);
     },
+  };
+}
+
+/**
+ * Connects with the bench's settings and returns the client with `label`, errors that name the
+ * server (and end with `stderr()` when given), and `onNotification`.
+ */
+async function benchConnect(target, { label, timeoutMs, stderr = () => '' }) {
+  const { connect, RpcError } = await importDist('client');
+  const named = (error) => Object.assign(new Error(`${label}: ${error.message}${stderr() ? `; stderr: ${stderr().slice(-2000)}` : ''}`), { cause: error });
+  const client = await connect({
+    ...target,
+    clientInfo: { name: 'deputy-bench', title: null, version: '0.1.0' },
+    experimentalApi: true,
+    validate: false,
+    timeoutMs,
+    onServerRequest: ({ method }) => {
+      if (method.endsWith('/requestApproval')) return { decision: 'accept' };
+      throw new RpcError(-32601, 'bench client: not handled');
+    },
+  }).catch((error) => {
+    throw named(error);
   });
-}
-
-/**
- * Connects to a server's `ws://` listener (retrying for `waitMs` while it starts) and returns
- * the same client as `spawnAppServer` without the process parts; `close()` closes the socket.
- */
-export async function connectWebSocket(url, { label = 'ws', timeoutMs = 120_000, waitMs = 30_000 } = {}) {
-  const WebSocket = createRequire(path.join(REPO_ROOT, 'apps/app-server/package.json'))('ws');
-  const deadline = performance.now() + waitMs;
-  for (;;) {
-    const ws = new WebSocket(url, { perMessageDeflate: false });
-    const opened = await new Promise((resolve) => ws.once('open', () => resolve(true)).once('error', () => resolve(false)));
-    if (!opened) {
-      ws.terminate();
-      if (performance.now() > deadline) throw new Error(`${label}: could not connect to ${url}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      continue;
-    }
-    let closed = false;
-    const rpc = rpcClient({ label, send: (message) => ws.send(JSON.stringify(message)), timeoutMs, isClosed: () => closed });
-    ws.on('message', (data) => rpc.receive(data.toString('utf8')));
-    ws.on('error', () => undefined);
-    ws.once('close', () => {
-      closed = true;
-      rpc.fail(new Error(`${label}: connection closed`));
-    });
-    return Object.assign(rpc.client, {
-      close: () => {
-        if (!closed) ws.close();
-      },
-    });
-  }
-}
-
-/**
- * The JSON-RPC side of a client, independent of the transport: `receive(line)` takes one
- * incoming message, `send(message)` writes one, `fail(error)` rejects every pending request.
- */
-export function rpcClient({ label, send, timeoutMs = 120_000, isClosed = () => false }) {
-  const pending = new Map();
-  const listeners = new Set();
-  let nextId = 1;
-  const fail = (error) => {
-    for (const { reject, timer } of pending.values()) {
-      clearTimeout(timer);
-      reject(error);
-    }
-    pending.clear();
-  };
-  const receive = (line) => {
-    if (line.trim() === '') return;
-    // Arrival time and size, before this client's own JSON.parse, so timings exclude the client.
-    const receivedAt = performance.now();
-    let message;
-    try {
-      message = JSON.parse(line);
-    } catch {
-      return;
-    }
-    if (message.method !== undefined && message.id !== undefined) {
-      const answer = defaultServerRequestAnswer(message.method);
-      send(answer === null ? { id: message.id, error: { code: -32601, message: 'bench client: not handled' } } : { id: message.id, result: answer });
-      return;
-    }
-    if (message.method !== undefined) {
-      for (const listener of [...listeners]) listener(message);
-      return;
-    }
-    const entry = pending.get(message.id);
-    if (!entry) return;
-    pending.delete(message.id);
-    clearTimeout(entry.timer);
-    if (message.error) entry.reject(Object.assign(new Error(`${label}: ${entry.method}: ${message.error.message}`), { rpc: message.error }));
-    else entry.resolve({ result: message.result, ms: receivedAt - entry.sentAt, bytes: Buffer.byteLength(line) });
-  };
-
-  const client = {
+  return {
+    ...client,
     label,
-    /** Sends a request and resolves with its result. */
-    async request(method, params) {
-      return (await client.requestTimed(method, params)).result;
-    },
-    /**
-     * Sends a request; resolves with `{ result, ms, bytes }`: `ms` from the write of the request
-     * to the arrival of the response line, `bytes` the response line's size.
-     */
-    requestTimed(method, params) {
-      const id = nextId++;
-      return new Promise((resolve, reject) => {
-        if (isClosed()) return reject(new Error(`${label}: already exited`));
-        const timer = setTimeout(() => {
-          pending.delete(id);
-          reject(new Error(`${label}: ${method} timed out after ${timeoutMs} ms`));
-        }, timeoutMs);
-        pending.set(id, { resolve, reject, timer, method, sentAt: performance.now() });
-        send(params === undefined ? { method, id } : { method, id, params });
-      });
-    },
-    /** Sends a notification. */
-    notify(method, params) {
-      send(params === undefined ? { method } : { method, params });
-    },
+    request: (method, params, options) => client.request(method, params, options).catch((error) => Promise.reject(named(error))),
+    /** Resolves with `{ result, ms, bytes }`: `ms` from sending the request to the arrival of the response (client parsing excluded). */
+    requestTimed: (method, params, options) => client.requestTimed(method, params, options).catch((error) => Promise.reject(named(error))),
     /** Calls `listener` for every notification until the returned function is called. */
     onNotification(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    /** Resolves with the first notification `predicate` accepts. */
-    waitForNotification(predicate, waitMs = timeoutMs) {
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          stop();
-          reject(new Error(`${label}: no matching notification within ${waitMs} ms`));
-        }, waitMs);
-        const stop = client.onNotification((message) => {
-          if (!predicate(message)) return;
-          clearTimeout(timer);
-          stop();
-          resolve(message);
-        });
-      });
-    },
-    /** `initialize` + `initialized`; resolves with the result. */
-    async initialize() {
-      const result = await client.request('initialize', { clientInfo: { name: 'deputy-bench', title: null, version: '0.1.0' }, capabilities: { experimentalApi: true } });
-      client.notify('initialized');
-      return result;
+      const events = client.notifications()[Symbol.asyncIterator]();
+      void (async () => {
+        for (let next = await events.next(); !next.done; next = await events.next()) listener(next.value);
+      })();
+      return () => void events.return();
     },
   };
-  return { client, receive, fail };
 }
 
+/**
+ * Spawns a server on stdio, connects and initializes; resolves with the client and the process
+ * side of {@link spawnServerProcess}, plus `readyAt` (the `initialize` response arrived).
+ * `timeoutMs` bounds every request; `close()` closes both.
+ */
+export async function spawnAppServer({ timeoutMs = 120_000, ...options }) {
+  // Loaded before the spawn, so its first import is not counted as server start-up.
+  await importDist('client');
+  const server = spawnServerProcess(options);
+  let client;
+  try {
+    client = await benchConnect({ stdio: { input: server.child.stdout, output: server.child.stdin } }, { label: options.label, timeoutMs, stderr: server.stderr });
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
+  return {
+    ...client,
+    ...server,
+    readyAt: performance.now(),
+    async close() {
+      await client.close();
+      await server.close();
+    },
+  };
+}
+
+/** Connects to a server's `ws://` listener, retrying for `waitMs` while it starts. */
+export async function connectWebSocket(url, { label = 'ws', timeoutMs = 120_000, waitMs = 30_000 } = {}) {
+  const deadline = performance.now() + waitMs;
+  for (;;) {
+    try {
+      return await benchConnect({ ws: url }, { label, timeoutMs });
+    } catch (error) {
+      if (performance.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
 
 /** Starts a thread and resolves with its id. */
 export async function startThread(client, params = {}) {
@@ -259,15 +197,41 @@ export async function startThread(client, params = {}) {
   return result.thread.id;
 }
 
+/** The thread's `turn/completed` from `events`, or a rejection after `waitMs` (which ends `events`). */
+async function turnCompleted(client, events, waitMs) {
+  const iterator = events[Symbol.asyncIterator]();
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => {
+      void iterator.return();
+      reject(new Error(`${client.label}: no turn/completed within ${waitMs} ms`));
+    }, waitMs);
+  });
+  const completed = (async () => {
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+      if (next.value.method === 'turn/completed') return next.value;
+    }
+    throw new Error(`${client.label}: the connection closed before turn/completed`);
+  })();
+  // After a timeout the loop ends too; its rejection is the timeout's, already reported.
+  completed.catch(() => undefined);
+  try {
+    return await Promise.race([completed, timeout]);
+  } finally {
+    clearTimeout(timer);
+    void iterator.return();
+  }
+}
+
 /**
  * Runs one turn and resolves with its latency (request sent → `turn/completed` received) in
  * milliseconds. Throws when the turn does not complete.
  */
-export async function runTurn(client, threadId, text, extra = {}) {
-  const completed = client.waitForNotification((m) => m.method === 'turn/completed' && m.params?.threadId === threadId);
+export async function runTurn(client, threadId, text, extra = {}, waitMs = 120_000) {
+  const events = client.notifications({ threadId });
   const t0 = performance.now();
   await client.request('turn/start', { threadId, input: [{ type: 'text', text, text_elements: [] }], ...extra });
-  const message = await completed;
+  const message = await turnCompleted(client, events, waitMs);
   const ms = performance.now() - t0;
   const status = message.params.turn?.status;
   if (status !== 'completed') throw new Error(`${client.label}: turn ended ${status}: ${JSON.stringify(message.params.turn?.error ?? null)}`);

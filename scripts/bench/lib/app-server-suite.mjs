@@ -14,9 +14,9 @@ import { importDist } from './paths.mjs';
 import { summarize } from './stats.mjs';
 import { writeCodexBigThread, writeCodexStore, writeDeputyBigThread, writeDeputyStore } from './stores.mjs';
 
-/** Runs `fn(client)` against a fresh server on `home`, then closes it. */
+/** Runs `fn(client)` against a fresh, initialized server on `home`, then closes it. */
 async function withServer(ctx, home, fn) {
-  const client = spawnAppServer(serverSpawnOptions(ctx.kind, home, { bin: ctx.bin, cwd: ctx.cwd, viaCli: ctx.viaCli }));
+  const client = await spawnAppServer(serverSpawnOptions(ctx.kind, home, { bin: ctx.bin, cwd: ctx.cwd, viaCli: ctx.viaCli }));
   try {
     return await fn(client);
   } finally {
@@ -42,8 +42,7 @@ export async function measureStartup(ctx, runs) {
   try {
     for (let i = 0; i < runs; i++) {
       await withServer(ctx, home.dir, async (client) => {
-        await client.initialize();
-        startMs.push(performance.now() - client.spawnedAt);
+        startMs.push(client.readyAt - client.spawnedAt);
         const rss = await settle(() => client.rssKb(), 1_000);
         if (rss !== null) rssKb.push(rss);
       });
@@ -59,7 +58,6 @@ export async function measureTurns(ctx, text, { warmup, runs }) {
   const home = await makeHome(ctx.kind, ctx.modelUrl);
   try {
     return await withServer(ctx, home.dir, async (client) => {
-      await client.initialize();
       const threadId = await startThread(client, { cwd: ctx.cwd });
       for (let i = 0; i < warmup; i++) await runTurn(client, threadId, text);
       const samples = [];
@@ -76,7 +74,6 @@ export async function measureConcurrent(ctx, threads) {
   const home = await makeHome(ctx.kind, ctx.modelUrl);
   try {
     return await withServer(ctx, home.dir, async (client) => {
-      await client.initialize();
       // One warm turn first, so the first concurrent turn does not pay for lazy start-up work.
       const warm = await startThread(client, { cwd: ctx.cwd });
       await runTurn(client, warm, 'warm up');
@@ -124,11 +121,9 @@ export async function measureStore(ctx, threads, runs, log) {
     // One server has run on the store before (as on any machine but the first start after a
     // migration), so the first call below is the first after a restart.
     await withServer(ctx, home.dir, async (client) => {
-      await client.initialize();
       await client.request('thread/list', { limit: 1 });
     });
     return await withServer(ctx, home.dir, async (client) => {
-      await client.initialize();
       const { result: first, ms: firstListMs } = await client.requestTimed('thread/list', { limit: 25 });
       if (first.data.length !== 25) throw new Error(`${ctx.kind}: thread/list returned ${first.data.length} threads, expected 25`);
       const list = await timeRequests(runs, () => client.requestTimed('thread/list', { limit: 25 }));
@@ -161,8 +156,7 @@ export async function measureBigResume(ctx, megabytes, runs, log) {
       // store and, for Deputy, loading the engine).
       for (const warm of [true, false]) {
         await withServer(ctx, home.dir, async (client) => {
-          await client.initialize();
-          if (warm) await client.request('thread/list', { limit: 1 });
+              if (warm) await client.request('thread/list', { limit: 1 });
           const timed = await client.requestTimed('thread/resume', { threadId: big.id });
           (warm ? samples : firstSamples).push(timed.ms);
           bytes = timed.bytes;

@@ -7,30 +7,18 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { distPath } from './paths.mjs';
+import { distPath, importDist } from './paths.mjs';
 
-/** The config.toml both servers get (Codex keys, which Deputy reads too). */
-export function benchConfigToml(modelUrl) {
-  return [
-    'model = "mock-model"',
-    'model_provider = "mock"',
-    'approval_policy = "never"',
-    'sandbox_mode = "danger-full-access"',
-    'check_for_update_on_startup = false',
-    '[model_providers.mock]',
-    'name = "mock"',
-    `base_url = "${modelUrl}"`,
-    'wire_api = "responses"',
-    'request_max_retries = 0',
-    'stream_max_retries = 0',
-    '',
-  ].join('\n');
+/** The config.toml both servers get (test-support's `mockProviderConfigToml`: Codex keys, which Deputy reads too). */
+export async function benchConfigToml(modelUrl) {
+  const { mockProviderConfigToml } = await importDist('testSupport');
+  return mockProviderConfigToml(modelUrl);
 }
 
 /** Creates a temp home with the bench config; `cleanup()` removes it. */
 export async function makeHome(kind, modelUrl) {
   const dir = await mkdtemp(path.join(os.tmpdir(), `deputy-bench-${kind}-home-`));
-  await writeFile(path.join(dir, 'config.toml'), benchConfigToml(modelUrl));
+  await writeFile(path.join(dir, 'config.toml'), await benchConfigToml(modelUrl));
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 

@@ -35,19 +35,19 @@ export function mcpServerToml(name, env = {}) {
 /** A temp home with the bench config plus `tables` (TOML text); `cleanup()` removes it. */
 async function makeMcpHome(kind, modelUrl, tables) {
   const dir = await mkdtemp(path.join(os.tmpdir(), `deputy-bench-mcp-${kind}-home-`));
-  await writeFile(path.join(dir, 'config.toml'), `${benchConfigToml(modelUrl)}\n${tables.join('\n')}`);
+  await writeFile(path.join(dir, 'config.toml'), `${await benchConfigToml(modelUrl)}\n${tables.join('\n')}`);
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
 /** Runs `fn(client)` against a fresh server on a home with `tables`, then closes both. */
 async function withMcpServer(ctx, tables, fn) {
   const home = await makeMcpHome(ctx.kind, ctx.modelUrl, tables);
-  const client = spawnAppServer({ ...serverSpawnOptions(ctx.kind, home.dir, { bin: ctx.bin, cwd: ctx.cwd }), timeoutMs: 60_000 });
+  let client;
   try {
-    await client.initialize();
+    client = await spawnAppServer({ ...serverSpawnOptions(ctx.kind, home.dir, { bin: ctx.bin, cwd: ctx.cwd }), timeoutMs: 60_000 });
     return await fn(client);
   } finally {
-    await client.close();
+    await client?.close();
     await home.cleanup();
   }
 }

@@ -15,6 +15,7 @@ export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const DIST = {
   engine: 'packages/engine/dist/index.js',
   testSupport: 'packages/test-support/dist/index.js',
+  client: 'packages/client/dist/index.js',
   appServer: 'apps/app-server/bundle/main.js',
   cli: 'apps/cli/dist/deputy.js',
   rolloutStore: 'packages/engine/dist/persistence/rollout-store.js',
@@ -85,7 +86,7 @@ export function findCodexBinary(env = process.env) {
  * binary is installed (`only` narrows to one); exits with status 2 when neither can run.
  */
 export function appServerSides(benchName, only, log) {
-  requireDist(['engine', 'testSupport'], benchName);
+  requireDist(['engine', 'testSupport', 'client'], benchName);
   const kinds = [];
   if (only !== 'reference') {
     if (missingDist(['appServer']).length === 0) kinds.push('deputy');

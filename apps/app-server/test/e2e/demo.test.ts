@@ -3,18 +3,18 @@
  * bundled app-server says on stderr that it serves the demo model, and a turn runs on the demo
  * model the engine starts itself (a plan, `ls -la` in the workspace, an answer from the real
  * listing), so the bundle carries the demo; and no chunk of the bundle comes from test-support.
+ * The turn is driven as a user's script would, with @deputy/client.
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { connect, type DeputyClient } from '@deputy/client';
 import { makeTempHome, type TempHome } from '@deputy/test-support';
-import { runTurn } from '../support/turns.js';
-import type { WireClient } from '../support/wire-client.js';
-import { BUILD_TIMEOUT_MS, ensureBuilt, MAIN_JS, spawnServer, stdioClient, type ServerProcess } from './support/server-process.js';
+import { BUILD_TIMEOUT_MS, ensureBuilt, MAIN_JS, spawnServer, type ServerProcess } from './support/server-process.js';
 
 let temp: TempHome | undefined;
 let server: ServerProcess | undefined;
-let client: WireClient | undefined;
+let client: DeputyClient | undefined;
 
 beforeAll(ensureBuilt, BUILD_TIMEOUT_MS);
 afterEach(async () => {
@@ -31,14 +31,19 @@ describe('the offline demo model', () => {
     temp = await makeTempHome('deputy-as-demo-');
     await writeFile(join(temp.cwd, 'notes-for-demo.txt'), 'hello');
     server = await spawnServer(temp, ['stdio://'], [], { OPENAI_API_KEY: '' });
-    client = stdioClient(server);
-    await client.initialize();
-    const { thread, modelProvider } = await client.call<{ thread: { id: string }; modelProvider: string }>('thread/start', {});
+    client = await connect({ stdio: { input: server.child.stdout, output: server.child.stdin }, timeoutMs: 20_000 });
+    const { thread, modelProvider } = await client.request('thread/start', {});
     expect(modelProvider).toBe('demo');
-    const done = await runTurn(client, thread.id, 'what is in this folder?');
-    expect(done.params.turn).toMatchObject({ status: 'completed' });
-    const messages = client.notifications('item/completed').map((n) => n.params.item as { type: string; text?: string });
-    const answer = messages.filter((i) => i.type === 'agentMessage').at(-1)?.text ?? '';
+    const events = client.notifications({ threadId: thread.id });
+    await client.request('turn/start', { threadId: thread.id, input: [{ type: 'text', text: 'what is in this folder?' }] });
+    let answer = '';
+    for await (const event of events) {
+      if (event.method === 'item/completed' && event.params.item.type === 'agentMessage') answer = event.params.item.text;
+      if (event.method === 'turn/completed') {
+        expect(event.params.turn.status).toBe('completed');
+        break;
+      }
+    }
     expect(answer).toContain('notes-for-demo.txt');
     expect(answer).toMatch(/offline demo model/);
     expect(server.stderr()).toContain('serving the built-in offline demo model');

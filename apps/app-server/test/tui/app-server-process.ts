@@ -12,7 +12,7 @@ import { request } from 'node:http';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import WebSocket from 'ws';
+import { mockProviderConfigToml } from '@deputy/test-support';
 
 /** Which server the TUI is pointed at. */
 export type ServerKind = 'deputy' | 'reference';
@@ -63,19 +63,7 @@ async function freePort(): Promise<number> {
 /** The server config: the client's policies are sent on every turn, these are the defaults. */
 function serverConfigToml(modelUrl: string, options: Pick<AppServerOptions, 'approvalPolicy' | 'trustedProjects'>): string {
   return [
-    'model = "mock-model"',
-    'model_provider = "mock"',
-    `approval_policy = "${options.approvalPolicy ?? 'on-request'}"`,
-    'sandbox_mode = "read-only"',
-    'check_for_update_on_startup = false',
-    '',
-    '[model_providers.mock]',
-    'name = "mock"',
-    `base_url = "${modelUrl}"`,
-    'wire_api = "responses"',
-    'request_max_retries = 0',
-    'stream_max_retries = 0',
-    '',
+    mockProviderConfigToml(modelUrl, { approvalPolicy: options.approvalPolicy ?? 'on-request', sandboxMode: 'read-only' }),
     ...(options.trustedProjects ?? []).flatMap((dir) => [`[projects.${JSON.stringify(dir)}]`, 'trust_level = "trusted"', '']),
   ].join('\n');
 }
@@ -168,50 +156,4 @@ export function upgradeStatus(url: string, token?: string): Promise<number> {
     req.once('error', reject);
     req.end();
   });
-}
-
-/**
- * Opens a WebSocket client on `url`, does the `initialize` handshake, sends `requests` in order
- * and returns their results (an error answer rejects). Bounded by `timeoutMs`; the socket is
- * closed in every case.
- */
-export async function rpcRequests(url: string, requests: { method: string; params: unknown }[], timeoutMs = 10_000): Promise<unknown[]> {
-  const ws = new WebSocket(url);
-  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
-  ws.on('message', (data) => {
-    const message = JSON.parse(String(data)) as { id?: number; result?: unknown; error?: { message: string } };
-    const waiter = typeof message.id === 'number' ? pending.get(message.id) : undefined;
-    if (waiter === undefined || message.id === undefined) return;
-    pending.delete(message.id);
-    if (message.error !== undefined) waiter.reject(new Error(message.error.message));
-    else waiter.resolve(message.result);
-  });
-  let nextId = 0;
-  const call = (method: string, params: unknown) =>
-    new Promise<unknown>((resolve, reject) => {
-      const id = ++nextId;
-      pending.set(id, { resolve, reject });
-      ws.send(JSON.stringify({ id, method, params }));
-    });
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answers from ${url} within ${timeoutMs} ms`)), timeoutMs);
-  });
-  const session = (async () => {
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-    });
-    await call('initialize', { clientInfo: { name: 'deputy-tui-test', title: null, version: '0.0.0' } });
-    ws.send(JSON.stringify({ method: 'initialized' }));
-    const results: unknown[] = [];
-    for (const request of requests) results.push(await call(request.method, request.params));
-    return results;
-  })();
-  try {
-    return await Promise.race([session, timeout]);
-  } finally {
-    clearTimeout(timer);
-    ws.close();
-  }
 }

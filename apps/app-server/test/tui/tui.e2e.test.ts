@@ -18,7 +18,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startScriptedModelServer, type ScriptedModelServer } from '@deputy/test-support';
-import { rpcRequests, startAppServer, upgradeStatus, type AppServerProcess, type ServerKind } from './app-server-process.js';
+import { connect } from '@deputy/client';
+import { startAppServer, upgradeStatus, type AppServerProcess, type ServerKind } from './app-server-process.js';
 import { CODEX_TUI_VERSIONS, requireCodexBinary, type CodexTuiVersion } from './codex-binary.js';
 import { TmuxSession } from './tmux-session.js';
 import { GREETING_ANSWER, TOOL_ANSWER_PREFIX, tuiModelScript } from './tui-model.js';
@@ -296,13 +297,19 @@ describe(`the Codex 0.171.0 TUI's newer features against the ${SERVER_UNDER_TEST
         await submit(tui, '/quit');
         expect(await tui.waitForExit()).toBe(0);
 
-        const [list] = (await rpcRequests(server.url, [{ method: 'thread/list', params: {} }])) as [{ data: { id: string }[] }];
-        expect(list.data).toHaveLength(1);
-        const [read] = (await rpcRequests(server.url, [{ method: 'thread/read', params: { threadId: list.data[0]?.id, includeTurns: true } }])) as [
-          { thread: { turns: { items: { type: string; content?: { type: string; text?: string }[] }[] }[] } },
-        ];
+        // What the server stored, read back with @deputy/client (unchecked against the reference).
+        const client = await connect({ ws: server.url, validate: SERVER_UNDER_TEST === 'deputy', clientInfo: { name: 'deputy-tui-test', title: null, version: '0.0.0' }, timeoutMs: 10_000 });
+        const read = await (async () => {
+          try {
+            const list = await client.request('thread/list', {});
+            expect(list.data).toHaveLength(1);
+            return await client.request('thread/read', { threadId: list.data[0]?.id ?? '', includeTurns: true });
+          } finally {
+            await client.close();
+          }
+        })();
         const prompts = read.thread.turns.map((turn) =>
-          turn.items.filter((item) => item.type === 'userMessage').flatMap((item) => (item.content ?? []).map((part) => part.text ?? '')),
+          turn.items.flatMap((item) => (item.type === 'userMessage' ? item.content.map((part) => (part.type === 'text' ? part.text : '')) : [])),
         );
         expect(prompts).toEqual([['Hello there, TUI test!'], [second]]);
       })());

@@ -10,7 +10,7 @@ import { mkdtemp, mkdir, readFile, realpath, rm, writeFile } from 'node:fs/promi
 import { existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { startScriptedModelServer, type ScriptedModelServer, type Step } from '@deputy/test-support';
+import { mockProviderConfigToml, startScriptedModelServer, type ScriptedModelServer, type Step } from '@deputy/test-support';
 
 /** Where a scenario runs: the temp folders its arguments may name. */
 export interface ScenarioContext {
@@ -67,24 +67,6 @@ export interface ExecTarget {
   homeEnv: (home: string) => Record<string, string>;
 }
 
-/** The config.toml both implementations read: the scripted server as provider `mock`. */
-export function scenarioConfigToml(modelUrl: string): string {
-  return [
-    'model = "gpt-5.2-codex"',
-    'model_provider = "mock"',
-    'approval_policy = "never"',
-    'sandbox_mode = "danger-full-access"',
-    'check_for_update_on_startup = false',
-    '[model_providers.mock]',
-    'name = "mock"',
-    `base_url = "${modelUrl}"`,
-    'wire_api = "responses"',
-    'request_max_retries = 0',
-    'stream_max_retries = 0',
-    '',
-  ].join('\n');
-}
-
 /** Passed through; HOME is an empty folder of the scenario, so login shells do not read the user's profile. */
 const PASS_ENV = ['PATH', 'SHELL', 'LANG', 'TZ', 'USER'];
 
@@ -95,7 +77,7 @@ export async function runScenario(scenario: ExecScenario, target: ExecTarget, ti
   try {
     const ctx: ScenarioContext = { cwd: join(root, 'work'), home: join(root, 'home'), scratch: join(root, 'scratch'), previousThreadId: '' };
     await Promise.all([mkdir(ctx.cwd), mkdir(ctx.home), mkdir(ctx.scratch), mkdir(join(root, 'user-home'))]);
-    await writeFile(join(ctx.home, 'config.toml'), scenarioConfigToml(server.url));
+    await writeFile(join(ctx.home, 'config.toml'), mockProviderConfigToml(server.url, { model: 'gpt-5.2-codex' }));
     for (const [path, content] of Object.entries(scenario.files ?? {})) {
       await mkdir(dirname(join(ctx.cwd, path)), { recursive: true });
       await writeFile(join(ctx.cwd, path), content);

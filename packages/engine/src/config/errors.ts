@@ -4,9 +4,21 @@
  */
 import { EngineError } from '../errors.js';
 
+/**
+ * What a {@link ConfigError} is about, so a front door can word it as the reference does:
+ * `override-syntax` is a `-c` that is not `key=value` (or whose key does not split),
+ * `unknown-profile` a selected profile with no `[profiles.<name>]` table, `config` the rest.
+ */
+export type ConfigErrorKind = 'config' | 'override-syntax' | 'unknown-profile';
+
 /** A config file, auth file, flag or override that cannot be used. */
 export class ConfigError extends EngineError {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly kind: ConfigErrorKind = 'config',
+    /** The `-c` text (`override-syntax`) or the profile name (`unknown-profile`). */
+    readonly subject?: string,
+  ) {
     super('config_error', message);
   }
 }

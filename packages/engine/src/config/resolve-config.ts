@@ -276,7 +276,7 @@ function selectProfile(table: TomlTable, name: string, sources: ConfigSources): 
   const known = Object.keys(profiles).sort();
   const list = known.length > 0 ? `known profiles: ${known.join(', ')}` : 'no profiles are defined';
   const where = sources.profile !== null ? `--profile ${name}` : `${sources.configPath}: profile`;
-  throw new ConfigError(`${where}: no [profiles.${name}] table in ${sources.configPath} (${list})`);
+  throw new ConfigError(`${where}: no [profiles.${name}] table in ${sources.configPath} (${list})`, 'unknown-profile', name);
 }
 
 /**

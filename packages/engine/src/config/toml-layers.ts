@@ -36,8 +36,13 @@ export function parseConfigToml(text: string, file: string): TomlTable {
  */
 export function parseCliOverride(raw: string): TomlTable {
   const eq = raw.indexOf('=');
-  if (eq <= 0) throw new ConfigError(`-c ${raw}: expected key=value, e.g. -c model_reasoning_effort=high`);
-  const keyPath = splitKeyPath(raw.slice(0, eq).trim(), `-c ${raw}`);
+  if (eq <= 0) throw new ConfigError(`-c ${raw}: expected key=value, e.g. -c model_reasoning_effort=high`, 'override-syntax', raw);
+  let keyPath: string[];
+  try {
+    keyPath = splitKeyPath(raw.slice(0, eq).trim(), `-c ${raw}`);
+  } catch (e) {
+    throw e instanceof ConfigError ? new ConfigError(e.message, 'override-syntax', raw) : e;
+  }
   const valueText = raw.slice(eq + 1).trim();
   let value: unknown;
   try {

@@ -47,9 +47,9 @@ class StdioTransport implements Transport {
 
   #attach(): void {
     const logger = this.#options.logger ?? NOOP_LOGGER;
-    const versionField = this.#options.versionField;
+    const { versionField, onFrame } = this.#options;
     const splitter = new LineSplitter({ maxLineBytes: this.#options.maxLineBytes });
-    const deliver = (events: ReturnType<LineSplitter['push']>): void => {
+    const deliver = (events: ReturnType<LineSplitter['push']>, receivedAt: number): void => {
       for (const event of events) {
         if (event.kind === 'overflow') {
           // Answered when its id can be read from the line's ends (docs/app-server.md "Limits").
@@ -63,13 +63,22 @@ class StdioTransport implements Transport {
           continue;
         }
         const decoded = decodeMessage(event.text, { versionField });
-        if (decoded.ok) this.#queue.push(decoded.message);
-        else logger.warn('dropped an invalid message', { transport: 'stdio', error: decoded.error.message });
+        if (!decoded.ok) {
+          logger.warn('dropped an invalid message', { transport: 'stdio', error: decoded.error.message });
+          continue;
+        }
+        onFrame?.(decoded.message, { text: event.text, receivedAt });
+        this.#queue.push(decoded.message);
       }
     };
-    const onData = (chunk: Buffer | string): void => deliver(splitter.push(chunk));
+    // The arrival time is taken only when someone measures.
+    const now = (): number => (onFrame ? performance.now() : 0);
+    const onData = (chunk: Buffer | string): void => {
+      const receivedAt = now();
+      deliver(splitter.push(chunk), receivedAt);
+    };
     const onEnd = (): void => {
-      deliver(splitter.end());
+      deliver(splitter.end(), now());
       this.#finish();
     };
     const onError = (err: Error): void => {

@@ -59,10 +59,24 @@ export interface RpcLogger {
 /** A logger that discards everything. */
 export const NOOP_LOGGER: RpcLogger = { info() {}, warn() {}, error() {} };
 
+/** What {@link TransportOptions.onFrame} learns about one inbound frame. */
+export interface InboundFrame {
+  /** The frame as received (a line without its newline, or a WebSocket text frame). */
+  text: string;
+  /** `performance.now()` when the frame's last byte arrived, before it was decoded. */
+  receivedAt: number;
+}
+
 /** Options every carrier takes. */
 export interface TransportOptions {
   /** The envelope dialect; defaults to `omit` (the app-server's). */
   versionField?: VersionField;
   /** Receives one line per dropped frame. */
   logger?: RpcLogger;
+  /**
+   * Called with each inbound frame that decodes, before its message is queued: for measurements
+   * that must leave out the time spent decoding (a client's timed requests). Nothing is measured
+   * when absent.
+   */
+  onFrame?: (message: JsonRpcMessage, frame: InboundFrame) => void;
 }

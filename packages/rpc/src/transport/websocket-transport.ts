@@ -65,9 +65,15 @@ export class WebSocketTransport implements Transport {
         logger.warn('ignored a binary frame', { transport: this.description });
         return;
       }
-      const decoded = decodeMessage(frameText(data), { versionField: options.versionField });
-      if (decoded.ok) this.#queue.push(decoded.message);
-      else logger.warn('dropped an invalid message', { transport: this.description, error: decoded.error.message });
+      const receivedAt = options.onFrame ? performance.now() : 0;
+      const text = frameText(data);
+      const decoded = decodeMessage(text, { versionField: options.versionField });
+      if (!decoded.ok) {
+        logger.warn('dropped an invalid message', { transport: this.description, error: decoded.error.message });
+        return;
+      }
+      options.onFrame?.(decoded.message, { text, receivedAt });
+      this.#queue.push(decoded.message);
     });
     ws.on('error', (err) => logger.warn('websocket error', { transport: this.description, error: err.message }));
     if (ws.readyState === ws.CLOSED) {

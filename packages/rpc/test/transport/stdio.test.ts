@@ -1,4 +1,4 @@
-/** The NDJSON stdio transport over in-process streams: framing, dropped input, drain, and EOF. */
+/** The NDJSON stdio transport over in-process streams: framing, dropped input, frame reports, drain, and EOF. */
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Connection } from '../../src/connection.js';
@@ -51,6 +51,34 @@ describe('stdio transport', () => {
     expect(io.written()).toBe('{"id":2,"result":"ok"}\n');
     expect(warnings).toHaveLength(6);
     expect(warnings[5]).toMatch(/over-long line/);
+  });
+
+  it('reports each decoded frame to onFrame with its text and the arrival time of its last chunk', async () => {
+    const io = streams();
+    const frames: { id: unknown; text: string; receivedAt: number }[] = [];
+    const transport = createStdioTransport({
+      input: io.input,
+      output: io.output,
+      onFrame: (message, frame) => frames.push({ id: 'id' in message ? message.id : undefined, ...frame }),
+    });
+    transports.push(transport);
+    const received: unknown[] = [];
+    void (async () => {
+      for await (const message of transport.messages()) received.push(message);
+    })();
+    const before = performance.now();
+    io.input.write('{"id":1,"result":"caf');
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const lastChunk = performance.now();
+    io.input.write('é"}\n{not json\n{"method":"x"}\n');
+    await waitFor(() => received.length === 2);
+    // The invalid line is dropped without a report; each report comes before its message.
+    expect(frames.map((f) => [f.id, f.text])).toEqual([
+      [1, '{"id":1,"result":"café"}'],
+      [undefined, '{"method":"x"}'],
+    ]);
+    expect(frames[0]?.receivedAt).toBeGreaterThanOrEqual(lastChunk);
+    expect(frames[0]?.receivedAt).toBeGreaterThan(before);
   });
 
   it('makes a send wait for drain when the reader does not keep up', async () => {
