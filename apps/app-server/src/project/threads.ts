@@ -72,10 +72,12 @@ export interface ThreadFacts {
   cliVersion: string;
   status: AppServer.ThreadStatus;
   turns?: AppServer.Turn[];
+  /** The project it belongs to (`Thread.projectId`); null or absent for none. */
+  projectId?: string | null;
 }
 
 /** Builds a wire `Thread`. */
-export function projectThread({ summary, cliVersion, status, turns = [] }: ThreadFacts): AppServer.Thread {
+export function projectThread({ summary, cliVersion, status, turns = [], projectId = null }: ThreadFacts): AppServer.Thread {
   return {
     id: summary.id,
     sessionId: summary.id,
@@ -96,7 +98,7 @@ export function projectThread({ summary, cliVersion, status, turns = [] }: Threa
     gitInfo: null,
     name: summary.name,
     turns,
-    projectId: null,
+    projectId,
     model: summary.model,
     recencyAt: wholeSeconds(summary.updatedAtMs),
   };

@@ -194,7 +194,7 @@ export const ThreadSchema = z.object({
   name: z.string().nullable(),
   /** Turns, filled only where a method says so; `[]` otherwise. */
   turns: z.array(TurnSchema),
-  /** Project the thread belongs to (0.171, required there); null: Deputy has no projects yet. */
+  /** Project the thread belongs to (0.171, required there); null when it belongs to none. */
   projectId: z.string().nullable().default(null),
   /** Current model when loaded, else the latest persisted one (0.171). */
   model: z.string().nullish(),
