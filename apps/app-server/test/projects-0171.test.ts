@@ -7,13 +7,9 @@
  * surviving a restart of the server.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '@deputy/engine';
-import { createMemoryTransportPair } from '@deputy/rpc';
-import { createLogger } from '../src/logger.js';
-import { DeputyAppServer } from '../src/server.js';
-import { harnessPerTest, type Harness } from './support/harness.js';
+import { harnessPerTest, restartServer, type Harness } from './support/harness.js';
 import { startThread } from './support/turns.js';
-import { WireClient } from './support/wire-client.js';
+import type { WireClient } from './support/wire-client.js';
 
 const CURRENT = { experimentalApi: true, requestAttestation: false, optOutNotificationMethods: ['remoteControl/status/changed'] };
 const UNKNOWN = '01a22b00-1111-7222-8333-944455556666';
@@ -204,15 +200,9 @@ describe('persistence', () => {
     await client.call('project/move', { projectId: b.id, beforeProjectId: a.id });
     const thread = await startThread(client, { projectId: a.id });
     const before = await client.call<Page>('project/list', {});
-    await h.server.close();
-
-    const config = await loadConfig({ home: h.temp.home, cwd: h.temp.cwd, env: {} });
-    const server = await DeputyAppServer.start({ config, cwd: h.temp.cwd, validateOutput: true, logger: createLogger('error') });
-    const [serverSide, clientSide] = createMemoryTransportPair();
-    server.accept(serverSide, 'memory');
-    const again = new WireClient(clientSide, { validator: h.validator, name: 'after restart' });
+    const restarted = await restartServer(h, CURRENT);
+    const again = restarted.client;
     try {
-      await again.initialize(CURRENT);
       expect(await again.call<Page>('project/list', {})).toEqual(before);
       expect(before.data.map((p) => p.name)).toEqual(['B', 'A']);
       expect((await again.call<{ thread: ProjectThread }>('thread/read', { threadId: thread.id })).thread.projectId).toBe(a.id);
@@ -220,8 +210,7 @@ describe('persistence', () => {
       // The idempotency key is remembered too.
       expect((await create(again, 'A')).id).toBe(a.id);
     } finally {
-      await again.close().catch(() => undefined);
-      await server.close();
+      await restarted.close();
     }
   });
 });
