@@ -44,12 +44,13 @@ export function projectTurnInfo(info: TurnInfo): AppServer.Turn {
     startedAt: wholeSeconds(info.startedAtMs),
     completedAt: done === null ? null : wholeSeconds(done),
     durationMs: done === null ? null : Math.max(0, done - info.startedAtMs),
+    rootTurnId: info.rootTurnId ?? null,
   };
 }
 
-/** The `turn/start` result's turn: in progress, nothing known yet. */
-export function newTurn(turnId: string): AppServer.Turn {
-  return { id: turnId, items: [], itemsView: 'notLoaded', status: 'inProgress', error: null, startedAt: null, completedAt: null, durationMs: null };
+/** The `turn/start` result's turn: in progress, nothing known yet but its root (itself by default). */
+export function newTurn(turnId: string, rootTurnId: string = turnId): AppServer.Turn {
+  return { id: turnId, items: [], itemsView: 'notLoaded', status: 'inProgress', error: null, startedAt: null, completedAt: null, durationMs: null, rootTurnId };
 }
 
 /**

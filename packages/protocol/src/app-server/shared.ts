@@ -104,6 +104,11 @@ export const TurnSchema = z.object({
   completedAt: Int64Schema.nullable(),
   /** Duration in ms; null while running. */
   durationMs: Int64Schema.nullable(),
+  /**
+   * The first turn of the chain of work that led to this one (0.171): the turn itself unless its
+   * `turn/start` named a `rootTurnId`; null for turns recorded before Deputy kept it.
+   */
+  rootTurnId: z.string().nullish(),
 });
 export type Turn = z.infer<typeof TurnSchema>;
 
