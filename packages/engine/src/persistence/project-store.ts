@@ -35,7 +35,7 @@ CREATE TABLE IF NOT EXISTS projects (
   name TEXT NOT NULL,
   roots_json TEXT NOT NULL,
   metadata_json TEXT NOT NULL,
-  position REAL NOT NULL,
+  position INTEGER NOT NULL,
   idempotency_key TEXT NOT NULL UNIQUE,
   created_at INTEGER NOT NULL,
   updated_at INTEGER NOT NULL
@@ -107,7 +107,7 @@ export class ProjectStore {
       const last = this.#stmt('SELECT max(position) AS p FROM projects').get() as { p: number | null };
       this.#stmt(
         'INSERT INTO projects(id, name, roots_json, metadata_json, position, idempotency_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-      ).run(id, project.name, JSON.stringify(project.roots), JSON.stringify(project.metadata), Math.floor(last.p ?? 0) + 1, project.idempotencyKey, project.nowSeconds, project.nowSeconds);
+      ).run(id, project.name, JSON.stringify(project.roots), JSON.stringify(project.metadata), (last.p ?? 0) + 1, project.idempotencyKey, project.nowSeconds, project.nowSeconds);
       for (const threadId of threadIds) this.assign(threadId, id);
       const stored: StoredProject = { id, name: project.name, roots: project.roots, metadata: project.metadata, createdAt: project.nowSeconds, updatedAt: project.nowSeconds };
       return { project: stored, created: true };
@@ -127,18 +127,18 @@ export class ProjectStore {
     );
   }
 
-  /** Puts a project before `beforeId` (another project) or, when null, at the end of the order. */
+  /**
+   * Puts a project before `beforeId` (another project) or, when null or unknown, at the end of the
+   * order. Every position is written again (1, 2, …): users keep few projects, and whole numbers
+   * never run out of room between two neighbours.
+   */
   move(id: string, beforeId: string | null): void {
     this.#db.transaction(() => {
-      const others = (this.#stmt('SELECT id, position FROM projects ORDER BY position, id').all() as Array<{ id: string; position: number }>).filter(
-        (p) => p.id !== id,
-      );
-      const at = beforeId === null ? -1 : others.findIndex((p) => p.id === beforeId);
-      const next = others[at];
-      let position: number;
-      if (at < 0 || next === undefined) position = (others.at(-1)?.position ?? 0) + 1;
-      else position = ((others[at - 1]?.position ?? next.position - 2) + next.position) / 2;
-      this.#stmt('UPDATE projects SET position = ? WHERE id = ?').run(position, id);
+      const order = (this.#stmt('SELECT id FROM projects ORDER BY position, id').all() as Array<{ id: string }>).map((p) => p.id).filter((p) => p !== id);
+      const at = beforeId === null ? -1 : order.indexOf(beforeId);
+      order.splice(at < 0 ? order.length : at, 0, id);
+      const set = this.#stmt('UPDATE projects SET position = ? WHERE id = ?');
+      order.forEach((projectId, i) => set.run(i + 1, projectId));
     })();
   }
 
