@@ -46,7 +46,11 @@ describe('project/*', () => {
   it('creates, reads, updates and deletes projects, announcing each change to every current client', async () => {
     const client = await h.connect({ capabilities: CURRENT });
     const watcher = await h.connect({ capabilities: CURRENT });
-    const created = await create(client, ' Deputy ', { roots: [{ path: '/srv/deputy/' }, { path: '/srv/deputy' }], metadata: { color: 'blue' } });
+    expect(await errorOf(client, 'project/create', { idempotencyKey: 'd', name: 'D', roots: [{ path: '/srv/deputy/' }, { path: '/srv/deputy' }] })).toMatchObject({
+      code: -32602,
+      message: 'duplicate project root: /srv/deputy',
+    });
+    const created = await create(client, ' Deputy ', { roots: [{ path: '/srv/deputy/' }], metadata: { color: 'blue' } });
     expect(created).toMatchObject({ name: 'Deputy', roots: [{ path: '/srv/deputy' }], metadata: { color: 'blue' }, recencyAt: null });
     expect(created.updatedAt).toBe(created.createdAt);
     expect(await client.call('project/read', { projectId: created.id })).toEqual({ project: created });
@@ -95,16 +99,17 @@ describe('project/*', () => {
     expect(first).toEqual({ data: [expect.objectContaining({ name: 'C' }), expect.objectContaining({ name: 'A' })], nextCursor: a.id });
     expect(await client.call<Page>('project/list', { limit: 2, cursor: first.nextCursor })).toEqual({ data: [expect.objectContaining({ id: b.id })], nextCursor: null });
 
-    expect((await errorOf(client, 'project/list', { cursor: 'nope' }))?.message).toBe('invalid cursor: nope');
-    expect((await errorOf(client, 'project/move', { projectId: a.id, beforeProjectId: a.id }))?.message).toBe('a project cannot be moved before itself');
-    expect((await errorOf(client, 'project/move', { projectId: a.id, beforeProjectId: UNKNOWN }))?.message).toBe(`project not found: ${UNKNOWN}`);
+    expect(await errorOf(client, 'project/list', { cursor: 'nope' })).toMatchObject({ code: -32602, message: 'invalid project cursor: nope' });
+    expect(await errorOf(client, 'project/move', { projectId: a.id, beforeProjectId: a.id })).toMatchObject({ code: -32602, message: `project ${a.id} cannot be moved before itself` });
+    expect(await errorOf(client, 'project/move', { projectId: a.id, beforeProjectId: UNKNOWN })).toMatchObject({ code: -32602, message: `before project not found: ${UNKNOWN}` });
     expect(await names(client)).toEqual(['C', 'A', 'B']);
   });
 
   it('refuses bad input with precise errors, and experimental methods without experimentalApi', async () => {
     const client = await h.connect({ capabilities: CURRENT });
-    expect(await errorOf(client, 'project/create', { idempotencyKey: 'k', name: '  ', roots: [] })).toMatchObject({ code: -32600, message: 'project name must not be empty' });
-    expect(await errorOf(client, 'project/create', { idempotencyKey: '', name: 'x', roots: [] })).toMatchObject({ code: -32600, message: 'idempotencyKey must not be empty' });
+    // Codes and texts as the 0.171 reference answers them.
+    expect(await errorOf(client, 'project/create', { idempotencyKey: 'k', name: '  ', roots: [] })).toMatchObject({ code: -32602, message: 'project name must not be empty' });
+    expect(await errorOf(client, 'project/create', { idempotencyKey: '', name: 'x', roots: [] })).toMatchObject({ code: -32602, message: 'idempotencyKey must not be empty' });
     expect((await errorOf(client, 'project/create', { idempotencyKey: 'k', name: 'x', roots: [{ path: 'relative/dir' }] }))?.code).toBe(-32600);
     expect((await errorOf(client, 'project/create', { name: 'x', roots: [] }))?.code).toBe(-32600);
     for (const [method, params] of [
@@ -113,11 +118,11 @@ describe('project/*', () => {
       ['project/move', { projectId: UNKNOWN }],
       ['project/delete', { projectId: UNKNOWN }],
     ] as const) {
-      expect(await errorOf(client, method, params)).toMatchObject({ code: -32600, message: `project not found: ${UNKNOWN}` });
+      expect(await errorOf(client, method, params)).toMatchObject({ code: -32602, message: `project not found: ${UNKNOWN}` });
     }
     const project = await create(client, 'P');
     expect((await errorOf(client, 'project/update', { projectId: project.id, name: '' }))?.message).toBe('project name must not be empty');
-    expect((await errorOf(client, 'project/import', { idempotencyKey: 'i', name: 'I', roots: [], threads: [UNKNOWN] }))?.code).toBe(-32600);
+    expect(await errorOf(client, 'project/import', { idempotencyKey: 'i', name: 'I', roots: [], threads: [UNKNOWN] })).toMatchObject({ code: -32602, message: `thread not found: ${UNKNOWN}` });
     expect(await names(client)).toEqual(['P']);
 
     const stable = await h.connect({ capabilities: { requestAttestation: false, optOutNotificationMethods: ['remoteControl/status/changed'] } });
@@ -136,7 +141,7 @@ describe('threads in projects', () => {
     const startedNote = await watcher.waitForNotification('thread/started', (p) => (p.thread as ProjectThread).id === started.thread.id);
     expect((startedNote.params.thread as ProjectThread).projectId).toBe(work.id);
     await watcher.waitForNotification('thread/project/updated', (p) => p.threadId === started.thread.id && p.projectId === work.id);
-    expect((await errorOf(client, 'thread/start', { projectId: UNKNOWN }))?.message).toBe(`project not found: ${UNKNOWN}`);
+    expect(await errorOf(client, 'thread/start', { projectId: UNKNOWN })).toMatchObject({ code: -32600, message: `project not found: ${UNKNOWN}` });
 
     const [i1, i2] = [await startThread(client), await startThread(client)];
     const imported = (await client.call<{ project: Project }>('project/import', { idempotencyKey: 'imp', name: 'Imported', roots: [], threads: [i1.id, i2.id] })).project;
@@ -151,19 +156,23 @@ describe('threads in projects', () => {
     expect(new Set(await listIds(client, { projectId: work.id }))).toEqual(new Set([loose.id, started.thread.id]));
     expect(new Set(await listIds(client, { projectId: imported.id }))).toEqual(new Set([i1.id, i2.id]));
     expect(await listIds(client, { projectId: null })).toEqual([]);
-    expect(await listIds(client, { projectId: UNKNOWN })).toEqual([]);
+    expect(await errorOf(client, 'thread/list', { projectId: UNKNOWN })).toMatchObject({ code: -32602, message: `project not found: ${UNKNOWN}` });
     const all = await listIds(client, {});
     expect(all).toHaveLength(4);
     const page = await client.call<{ data: ProjectThread[]; nextCursor: string | null }>('thread/list', { sourceKinds: ['vscode'], projectId: imported.id, limit: 1, sortKey: 'created_at' });
     expect(page.data.map((t) => t.id)).toEqual([i2.id]);
     expect(await listIds(client, { projectId: imported.id, limit: 1, sortKey: 'created_at', cursor: page.nextCursor })).toEqual([i1.id]);
 
-    // "" takes a thread out of its project; null leaves it where it is.
+    // "" takes a thread out of its project; null (or nothing) changes nothing and is refused.
     expect((await client.call<{ thread: ProjectThread }>('thread/metadata/update', { threadId: loose.id, projectId: '' })).thread.projectId).toBeNull();
     await watcher.waitForNotification('thread/project/updated', (p) => p.threadId === loose.id && p.projectId === null);
-    expect((await client.call<{ thread: ProjectThread }>('thread/metadata/update', { threadId: i1.id, projectId: null })).thread.projectId).toBe(imported.id);
+    expect(await errorOf(client, 'thread/metadata/update', { threadId: i1.id, projectId: null })).toMatchObject({
+      code: -32600,
+      message: 'thread metadata update must include at least one field',
+    });
+    expect((await client.call<{ thread: ProjectThread }>('thread/read', { threadId: i1.id })).thread.projectId).toBe(imported.id);
     expect(await listIds(client, { projectId: null })).toEqual([loose.id]);
-    expect((await errorOf(client, 'thread/metadata/update', { threadId: loose.id, projectId: UNKNOWN }))?.message).toBe(`project not found: ${UNKNOWN}`);
+    expect(await errorOf(client, 'thread/metadata/update', { threadId: loose.id, projectId: UNKNOWN })).toMatchObject({ code: -32600, message: `project not found: ${UNKNOWN}` });
     expect((await errorOf(client, 'thread/metadata/update', { threadId: loose.id, gitInfo: { branch: 'main' } }))?.code).toBe(-32600);
 
     const empty = await create(client, 'Empty');

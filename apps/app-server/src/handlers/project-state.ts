@@ -8,16 +8,21 @@ import { RpcError, type HandlerContext } from '@deputy/rpc/core';
 import type { StoredProject } from '@deputy/engine';
 import { afterResponseOn, type AppContext } from '../app-context.js';
 import { notification } from '../project/outbound.js';
+import { invalidParams } from './command.js';
 
 /** The project a stored thread belongs to, or null. */
 export function projectIdOf(app: AppContext, threadId: string): string | null {
   return app.manager.state.projects.projectOf(threadId);
 }
 
-/** The project, or -32600 `project not found: <id>`. */
-export function requireProject(app: AppContext, projectId: string): StoredProject {
+/**
+ * The project, or `project not found: <id>`: -32602 by default (the `project/*` methods and the
+ * `thread/list` filter, as the reference answers), -32600 with `refuse` (`thread/start`,
+ * `thread/metadata/update`, likewise).
+ */
+export function requireProject(app: AppContext, projectId: string, refuse: (message: string) => RpcError = invalidParams): StoredProject {
   const project = app.manager.state.projects.get(projectId);
-  if (project === null) throw RpcError.invalidRequest(`project not found: ${projectId}`);
+  if (project === null) throw refuse(`project not found: ${projectId}`);
   return project;
 }
 

@@ -15,6 +15,7 @@ import type { AppServer } from '@deputy/protocol';
 import { afterResponse, type AppContext } from '../app-context.js';
 import { notification } from '../project/outbound.js';
 import { projectThread } from '../project/threads.js';
+import { invalidParams } from './command.js';
 import { pageById } from './common.js';
 import { existingThread } from './goals.js';
 import { announceThreadProjects, projectIdOf, requireProject } from './project-state.js';
@@ -46,13 +47,22 @@ function wireProject(app: AppContext, project: StoredProject): AppServer.Project
 
 function nameOf(name: string): string {
   const trimmed = name.trim();
-  if (trimmed === '') throw RpcError.invalidRequest('project name must not be empty');
+  if (trimmed === '') throw invalidParams('project name must not be empty');
   return trimmed;
 }
 
-/** Normalized roots, each once, in the given order. */
+/** Normalized roots in the given order; a root given twice is refused. */
 function rootsOf(roots: ReadonlyArray<{ path: string }>): string[] {
-  return [...new Set(roots.map((root) => path.resolve(root.path)))];
+  const paths = roots.map((root) => path.resolve(root.path));
+  const twice = paths.find((p, i) => paths.indexOf(p) !== i);
+  if (twice !== undefined) throw invalidParams(`duplicate project root: ${twice}`);
+  return paths;
+}
+
+/** A thread `project/import` may move: stored or loaded (`thread not found: <id>` otherwise), not ephemeral, not archived. */
+function importedThread(app: AppContext, threadId: string): string {
+  if (app.manager.get(threadId) === undefined && app.manager.index.get(threadId) === null) throw invalidParams(`thread not found: ${threadId}`);
+  return existingThread(app, threadId);
 }
 
 /** `project/changed` to every connection, after this request's response. */
@@ -62,12 +72,13 @@ function announceProject(app: AppContext, ctx: HandlerContext, projectId: string
 
 /** Creates (or, for a known idempotency key, finds) a project and moves `threads` into a new one. */
 function createProject(app: AppContext, ctx: HandlerContext, params: AppServer.ProjectImportParams): { project: AppServer.Project } {
-  if (params.idempotencyKey === '') throw RpcError.invalidRequest('idempotencyKey must not be empty');
+  if (params.idempotencyKey === '') throw invalidParams('idempotencyKey must not be empty');
   const name = nameOf(params.name);
+  const roots = rootsOf(params.roots);
   // Check every thread first, so a bad id leaves nothing half done.
-  const threads = [...new Set((params.threads ?? []).map((threadId) => existingThread(app, threadId)))];
+  const threads = [...new Set((params.threads ?? []).map((threadId) => importedThread(app, threadId)))];
   const { project, created } = app.manager.state.projects.create(
-    { name, roots: rootsOf(params.roots), metadata: params.metadata ?? {}, idempotencyKey: params.idempotencyKey, nowSeconds: nowSeconds() },
+    { name, roots, metadata: params.metadata ?? {}, idempotencyKey: params.idempotencyKey, nowSeconds: nowSeconds() },
     threads,
   );
   if (created) {
@@ -104,7 +115,9 @@ export function projectHandlers(app: AppContext): Handlers {
   const projects = () => app.manager.state.projects;
   return {
     'project/list': (params) => {
-      const page = pageById(sortedProjects(app, params), params.cursor, params.limit ?? DEFAULT_PAGE);
+      const sorted = sortedProjects(app, params);
+      if (params.cursor != null && !sorted.some((p) => p.id === params.cursor)) throw invalidParams(`invalid project cursor: ${params.cursor}`);
+      const page = pageById(sorted, params.cursor, params.limit ?? DEFAULT_PAGE);
       return { data: page.data, nextCursor: page.nextCursor };
     },
     'project/read': (params) => ({ project: wireProject(app, requireProject(app, params.projectId)) }),
@@ -127,8 +140,8 @@ export function projectHandlers(app: AppContext): Handlers {
       const projectId = requireProject(app, params.projectId).id;
       const before = params.beforeProjectId ?? null;
       if (before !== null) {
-        if (before === projectId) throw RpcError.invalidRequest('a project cannot be moved before itself');
-        requireProject(app, before);
+        if (before === projectId) throw invalidParams(`project ${projectId} cannot be moved before itself`);
+        requireProject(app, before, (message) => invalidParams(`before ${message}`));
       }
       projects().move(projectId, before);
       announceProject(app, ctx, projectId, 'updated');
@@ -136,19 +149,22 @@ export function projectHandlers(app: AppContext): Handlers {
     },
     'project/delete': (params, ctx) => {
       const members = projects().delete(params.projectId);
-      if (members === null) throw RpcError.invalidRequest(`project not found: ${params.projectId}`);
+      if (members === null) throw invalidParams(`project not found: ${params.projectId}`);
       announceProject(app, ctx, params.projectId, 'deleted');
       announceThreadProjects(app, ctx, members.map((threadId) => ({ threadId, projectId: null })));
       return {};
     },
     'thread/metadata/update': (params, ctx) => {
       const threadId = existingThread(app, params.threadId);
+      if (params.gitInfo == null && params.projectId == null && params.daybreakEnabled == null) {
+        throw RpcError.invalidRequest('thread metadata update must include at least one field');
+      }
       const git = params.gitInfo;
       if (git != null && (git.sha !== undefined || git.branch !== undefined || git.originUrl !== undefined)) {
         throw RpcError.invalidRequest('gitInfo updates are not supported by this server: Deputy records no git facts for threads');
       }
       if (params.projectId != null) {
-        const projectId = params.projectId === '' ? null : requireProject(app, params.projectId).id;
+        const projectId = params.projectId === '' ? null : requireProject(app, params.projectId, RpcError.invalidRequest).id;
         if (projectIdOf(app, threadId) !== projectId) {
           projects().assign(threadId, projectId);
           announceThreadProjects(app, ctx, [{ threadId, projectId }]);

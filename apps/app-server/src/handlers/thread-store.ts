@@ -12,7 +12,7 @@ import { afterResponseOn, type AppContext } from '../app-context.js';
 import { threadArchived, threadNameUpdated, threadStatusChanged, threadUnarchived } from '../project/lifecycle.js';
 import { projectThread, projectTurns } from '../project/threads.js';
 import { noRollout, orNotFound, parseThreadId } from './common.js';
-import { projectIdOf } from './project-state.js';
+import { projectIdOf, requireProject } from './project-state.js';
 import { readStateOf } from './read-state.js';
 import { wireLoadedThread } from './thread.js';
 import type { Handlers } from './types.js';
@@ -100,6 +100,7 @@ function keepOf(app: AppContext, params: AppServer.ThreadListParams): Keep | nul
     tests.push((id) => !sectioned.has(id));
   }
   if (typeof params.projectId === 'string') {
+    requireProject(app, params.projectId);
     const members = new Set(app.manager.state.projects.members(params.projectId));
     tests.push((id) => members.has(id));
   } else if (params.projectId === null) {

@@ -56,7 +56,7 @@ export function threadHandlers(app: AppContext): Handlers {
       // An ephemeral thread (the TUI's hidden title thread) lives in memory only.
       const ephemeral = params.ephemeral === true ? { ephemeral: true } : {};
       const dynamicTools = engineDynamicTools(params.dynamicTools);
-      const projectId = params.projectId == null ? null : requireProject(app, params.projectId).id;
+      const projectId = params.projectId == null ? null : requireProject(app, params.projectId, RpcError.invalidRequest).id;
       const thread = await app.manager
         .start({ cwd: app.cwd, ...threadOptions(app, params), ...ephemeral, ...(dynamicTools.length > 0 ? { dynamicTools } : {}) })
         .catch((error: unknown) => {
