@@ -30,6 +30,7 @@ import { threadQueueHandlers } from './handlers/thread-queue.js';
 import { threadSearchHandlers } from './handlers/thread-search.js';
 import { readStateHandlers } from './handlers/read-state.js';
 import { sectionHandlers } from './handlers/sections.js';
+import { projectHandlers } from './handlers/projects.js';
 import { threadStoreHandlers } from './handlers/thread-store.js';
 import { threadHandlers } from './handlers/thread.js';
 import { turnHandlers } from './handlers/turn.js';
@@ -110,6 +111,7 @@ export async function openEngineServices(options: EngineServicesOptions): Promis
     ...threadSearchHandlers(app),
     ...readStateHandlers(app),
     ...sectionHandlers(app),
+    ...projectHandlers(app),
   };
   const stopFollowing = followThreadState(app);
   return {

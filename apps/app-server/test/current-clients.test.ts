@@ -257,7 +257,7 @@ describe('local answers and honest empty ones', () => {
   it('refuse the backend features they do not have with a plain -32600, and experimental ones without the capability', async () => {
     await start();
     const client = await current();
-    for (const method of ['remoteControl/enable', 'account/gcp/setup', 'turn/settings/update', 'project/list']) {
+    for (const method of ['remoteControl/enable', 'account/gcp/setup', 'turn/settings/update', 'environment/info']) {
       const answer = await client.request(method, {});
       expect(answer.error, method).toMatchObject({ code: -32600, message: `Invalid request: \`${method}\` is not supported by this server` });
     }

@@ -46,7 +46,7 @@ export async function startSubmission(app: AppContext, threadId: string, submiss
   const input = await engineInput(wireSubmission(submission).input, thread.settings.cwd);
   refuseWhileRunning(thread);
   app.manager.state.dequeue(threadId, submission.id);
-  return thread.startTurn(input).turnId;
+  return thread.startTurn(input, { clientUserMessageId: submission.clientUserMessageId }).turnId;
 }
 
 function findQueued(app: AppContext, threadId: string, id: string): StoredSubmission {

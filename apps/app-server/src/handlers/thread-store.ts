@@ -12,6 +12,7 @@ import { afterResponseOn, type AppContext } from '../app-context.js';
 import { threadArchived, threadNameUpdated, threadStatusChanged, threadUnarchived } from '../project/lifecycle.js';
 import { projectThread, projectTurns } from '../project/threads.js';
 import { noRollout, orNotFound, parseThreadId } from './common.js';
+import { projectIdOf, requireProject } from './project-state.js';
 import { readStateOf } from './read-state.js';
 import { wireLoadedThread } from './thread.js';
 import type { Handlers } from './types.js';
@@ -56,7 +57,9 @@ export function sourcesOf(kinds: readonly AppServer.ThreadSourceKind[] | null | 
 /** The wire thread of a listed summary: the loaded thread's view when loaded, else `notLoaded`. */
 export function wireListed(app: AppContext, summary: ThreadSummary): AppServer.Thread {
   const loaded = app.manager.get(summary.id);
-  return loaded ? wireLoadedThread(app, loaded) : projectThread({ summary, cliVersion: app.runtime.version, status: { type: 'notLoaded' } });
+  return loaded
+    ? wireLoadedThread(app, loaded)
+    : projectThread({ summary, cliVersion: app.runtime.version, status: { type: 'notLoaded' }, projectId: projectIdOf(app, summary.id) });
 }
 
 type IndexSortKey = 'created_at' | 'updated_at';
@@ -86,14 +89,36 @@ function indexPage(app: AppContext, params: AppServer.ThreadListParams, sources:
   }
 }
 
+/** Which threads a list keeps, by id: the `sectionId: null` and `projectId` filters that the index cannot apply. */
+type Keep = (threadId: string) => boolean;
+
+/** The predicate of the section and project filters, or null when neither narrows the list. */
+function keepOf(app: AppContext, params: AppServer.ThreadListParams): Keep | null {
+  const tests: Keep[] = [];
+  if (params.sectionId === null) {
+    const sectioned = app.manager.state.sectionedThreadIds();
+    tests.push((id) => !sectioned.has(id));
+  }
+  if (typeof params.projectId === 'string') {
+    requireProject(app, params.projectId);
+    const members = new Set(app.manager.state.projects.members(params.projectId));
+    tests.push((id) => members.has(id));
+  } else if (params.projectId === null) {
+    const assigned = app.manager.state.projects.assignedThreadIds();
+    tests.push((id) => !assigned.has(id));
+  }
+  return tests.length === 0 ? null : (id) => tests.every((test) => test(id));
+}
+
 /**
- * The threads of one section, in section order (`section_position`) or by time, paged by the id
- * of the last thread returned. The list's archive and source filters apply.
+ * The threads among `threadIds` (a section's in section order, or a project's), in that order
+ * (`section_position`) or by time, paged by the id of the last thread returned. The list's
+ * archive, source and other filters apply.
  */
-function sectionPage(app: AppContext, params: AppServer.ThreadListParams, sectionId: string, sources: string[], limit: number): { rows: ThreadSummary[]; nextCursor: string | null } {
-  const rows = app.manager.state
-    .members(sectionId)
-    .map((m) => app.manager.index.get(m.threadId))
+function memberPage(app: AppContext, params: AppServer.ThreadListParams, threadIds: readonly string[], sources: string[], limit: number, keep: Keep | null): { rows: ThreadSummary[]; nextCursor: string | null } {
+  const rows = threadIds
+    .filter((id) => keep === null || keep(id))
+    .map((id) => app.manager.index.get(id))
     .filter((row): row is NonNullable<typeof row> => row !== null && row.archived === (params.archived === true) && sources.includes(row.source));
   if (params.sortKey === 'section_position') {
     if (params.sortDirection === 'desc') rows.reverse();
@@ -111,14 +136,13 @@ function sectionPage(app: AppContext, params: AppServer.ThreadListParams, sectio
   return { rows: page, nextCursor: start + page.length < rows.length ? (page.at(-1)?.id ?? null) : null };
 }
 
-/** Index pages of threads in no section: each page asks for no more rows than are still wanted, so none is cut. */
-function unsectionedPage(app: AppContext, params: AppServer.ThreadListParams, sources: string[], limit: number): { rows: ThreadSummary[]; nextCursor: string | null } {
-  const sectioned = app.manager.state.sectionedThreadIds();
+/** Index pages filtered by `keep`: each page asks for no more rows than are still wanted, so none is cut. */
+function filteredPage(app: AppContext, params: AppServer.ThreadListParams, sources: string[], limit: number, keep: Keep): { rows: ThreadSummary[]; nextCursor: string | null } {
   const rows: ThreadSummary[] = [];
   let cursor = params.cursor ?? null;
   do {
     const page = indexPage(app, params, sources, limit - rows.length, cursor);
-    rows.push(...page.threads.filter((t) => !sectioned.has(t.id)));
+    rows.push(...page.threads.filter((t) => keep(t.id)));
     cursor = page.nextCursor;
   } while (cursor !== null && rows.length < limit);
   return { rows, nextCursor: cursor };
@@ -132,9 +156,14 @@ function listPage(app: AppContext, params: AppServer.ThreadListParams): AppServe
   const sources = sourcesOf(params.sourceKinds);
   if (sources.length === 0 || params.limit === 0) return { data: [], nextCursor: null, backwardsCursor: null, readStates: {} };
   const limit = Math.min(params.limit ?? DEFAULT_PAGE, MAX_LIST_PAGE);
+  const keep = keepOf(app, params);
   let page: { rows: ThreadSummary[]; nextCursor: string | null };
-  if (typeof params.sectionId === 'string') page = sectionPage(app, params, params.sectionId, sources, limit);
-  else if (params.sectionId === null) page = unsectionedPage(app, params, sources, limit);
+  if (typeof params.sectionId === 'string') {
+    const members = app.manager.state.members(params.sectionId).map((m) => m.threadId);
+    page = memberPage(app, params, members, sources, limit, keep);
+  } else if (typeof params.projectId === 'string') {
+    page = memberPage(app, params, app.manager.state.projects.members(params.projectId), sources, limit, keep);
+  } else if (keep !== null) page = filteredPage(app, params, sources, limit, keep);
   else {
     const indexed = indexPage(app, params, sources, limit, params.cursor ?? null);
     page = { rows: indexed.threads, nextCursor: indexed.nextCursor };
@@ -153,7 +182,8 @@ export function threadStoreHandlers(app: AppContext): Handlers {
       const loaded = app.manager.get(threadId);
       const turns = params.includeTurns === true ? projectTurns(snapshot.turns) : [];
       if (loaded) return { thread: wireLoadedThread(app, loaded, turns) };
-      return { thread: projectThread({ summary: snapshot.summary, cliVersion: app.runtime.version, status: { type: 'notLoaded' }, turns }) };
+      const projectId = projectIdOf(app, threadId);
+      return { thread: projectThread({ summary: snapshot.summary, cliVersion: app.runtime.version, status: { type: 'notLoaded' }, turns, projectId }) };
     },
     'thread/list': (params) => listPage(app, params),
     'thread/archive': async (params, ctx) => {
@@ -175,7 +205,7 @@ export function threadStoreHandlers(app: AppContext): Handlers {
       }
       const summary = await app.manager.unarchive(threadId);
       afterResponseOn(app, ctx, threadId, () => app.router.publish(threadId, [threadUnarchived(threadId)]));
-      return { thread: projectThread({ summary, cliVersion: app.runtime.version, status: { type: 'notLoaded' } }) };
+      return { thread: projectThread({ summary, cliVersion: app.runtime.version, status: { type: 'notLoaded' }, projectId: projectIdOf(app, threadId) }) };
     },
     'thread/name/set': async (params, ctx) => {
       const threadId = parseThreadId(params.threadId);

@@ -17,13 +17,15 @@ import { startupStatusReplay } from '../project/notifications.js';
 import { projectSession, projectThread, projectTurns } from '../project/threads.js';
 import { noRollout, orNotFound, parseThreadId, rejectEphemeral } from './common.js';
 import { engineDynamicTools } from './dynamic-tools.js';
+import { announceThreadProjects, projectIdOf, requireProject } from './project-state.js';
 import { threadOptions } from './thread-options.js';
 import type { Handlers } from './types.js';
 
 /** The wire form of a loaded thread, with its current status. */
 export function wireLoadedThread(app: AppContext, thread: Thread, turns: AppServer.Turn[] = []): AppServer.Thread {
   const summary = app.manager.summaryOf(thread);
-  const wire = projectThread({ summary, cliVersion: thread.meta.cliVersion, status: app.router.statusOf(thread.id), turns });
+  const projectId = thread.meta.ephemeral === true ? null : projectIdOf(app, thread.id);
+  const wire = projectThread({ summary, cliVersion: thread.meta.cliVersion, status: app.router.statusOf(thread.id), turns, projectId });
   // Loaded: the current settings decide `model` and `reasoningEffort` (0.171 fields).
   return { ...wire, model: thread.settings.model, reasoningEffort: thread.settings.reasoningEffort };
 }
@@ -54,6 +56,7 @@ export function threadHandlers(app: AppContext): Handlers {
       // An ephemeral thread (the TUI's hidden title thread) lives in memory only.
       const ephemeral = params.ephemeral === true ? { ephemeral: true } : {};
       const dynamicTools = engineDynamicTools(params.dynamicTools);
+      const projectId = params.projectId == null ? null : requireProject(app, params.projectId, RpcError.invalidRequest).id;
       const thread = await app.manager
         .start({ cwd: app.cwd, ...threadOptions(app, params), ...ephemeral, ...(dynamicTools.length > 0 ? { dynamicTools } : {}) })
         .catch((error: unknown) => {
@@ -62,9 +65,13 @@ export function threadHandlers(app: AppContext): Handlers {
           throw error;
         });
       app.router.subscribe(thread.id, app.stateOf(ctx.connection));
-      const result = sessionResult(app, thread, []);
+      // A durable thread keeps its project; an ephemeral one shows it in this response only.
+      if (projectId !== null && thread.meta.ephemeral !== true) app.manager.state.projects.assign(thread.id, projectId);
+      const started = sessionResult(app, thread, []);
+      const result = { ...started, thread: { ...started.thread, projectId } };
       const mcp = startupStatusReplay(thread.id, thread.mcpServerStatuses());
       afterResponseOn(app, ctx, thread.id, () => app.router.publish(thread.id, [threadStarted(result.thread), ...mcp]));
+      if (projectId !== null) announceThreadProjects(app, ctx, [{ threadId: thread.id, projectId }]);
       return result;
     },
     'thread/resume': async (params, ctx) => {

@@ -56,6 +56,8 @@ export function turnOverrides(params: AppServer.TurnStartParams, serverCwd: stri
     reasoningSummary: params.summary ?? undefined,
     outputSchema: (schema as Record<string, unknown> | null | undefined) ?? undefined,
     collaborationMode: params.collaborationMode?.mode,
+    clientUserMessageId: params.clientUserMessageId ?? undefined,
+    rootTurnId: params.rootTurnId ?? undefined,
   }) as TurnOverrides;
 }
 

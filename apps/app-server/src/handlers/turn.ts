@@ -38,7 +38,7 @@ export function turnHandlers(app: AppContext): Handlers {
       await app.mcp.applyReload(thread);
       refuseWhileRunning(thread);
       const { turnId } = thread.startTurn(input, overrides);
-      return { turn: newTurn(turnId) };
+      return { turn: newTurn(turnId, overrides.rootTurnId ?? turnId) };
     },
     'thread/compact/start': (params, ctx) => {
       const thread = requireLoaded(app, params.threadId);
@@ -51,7 +51,7 @@ export function turnHandlers(app: AppContext): Handlers {
     'turn/steer': async (params) => {
       const thread = requireLoaded(app, params.threadId);
       const input = await engineInput(params.input, thread.settings.cwd);
-      return { turnId: thread.steer(input, params.expectedTurnId) };
+      return { turnId: thread.steer(input, params.expectedTurnId, params.clientUserMessageId ?? null) };
     },
     'turn/interrupt': (params, ctx) => {
       const thread = requireLoaded(app, params.threadId);

@@ -66,7 +66,7 @@ export function wireChangeDiff(kind: 'add' | 'delete' | 'update', gitDiff: strin
 export function projectItem(item: EngineItem, id: string = item.id): AppServer.ThreadItem {
   switch (item.type) {
     case 'userMessage':
-      return { type: 'userMessage', id, content: item.content.map(projectUserInput) };
+      return { type: 'userMessage', id, content: item.content.map(projectUserInput), clientId: item.clientId ?? null };
     case 'agentMessage':
       return { type: 'agentMessage', id, text: item.text, phase: item.phase, memoryCitation: null };
     case 'reasoning':

@@ -44,12 +44,13 @@ export function projectTurnInfo(info: TurnInfo): AppServer.Turn {
     startedAt: wholeSeconds(info.startedAtMs),
     completedAt: done === null ? null : wholeSeconds(done),
     durationMs: done === null ? null : Math.max(0, done - info.startedAtMs),
+    rootTurnId: info.rootTurnId ?? null,
   };
 }
 
-/** The `turn/start` result's turn: in progress, nothing known yet. */
-export function newTurn(turnId: string): AppServer.Turn {
-  return { id: turnId, items: [], itemsView: 'notLoaded', status: 'inProgress', error: null, startedAt: null, completedAt: null, durationMs: null };
+/** The `turn/start` result's turn: in progress, nothing known yet but its root (itself by default). */
+export function newTurn(turnId: string, rootTurnId: string = turnId): AppServer.Turn {
+  return { id: turnId, items: [], itemsView: 'notLoaded', status: 'inProgress', error: null, startedAt: null, completedAt: null, durationMs: null, rootTurnId };
 }
 
 /**
@@ -72,10 +73,12 @@ export interface ThreadFacts {
   cliVersion: string;
   status: AppServer.ThreadStatus;
   turns?: AppServer.Turn[];
+  /** The project it belongs to (`Thread.projectId`); null or absent for none. */
+  projectId?: string | null;
 }
 
 /** Builds a wire `Thread`. */
-export function projectThread({ summary, cliVersion, status, turns = [] }: ThreadFacts): AppServer.Thread {
+export function projectThread({ summary, cliVersion, status, turns = [], projectId = null }: ThreadFacts): AppServer.Thread {
   return {
     id: summary.id,
     sessionId: summary.id,
@@ -96,7 +99,7 @@ export function projectThread({ summary, cliVersion, status, turns = [] }: Threa
     gitInfo: null,
     name: summary.name,
     turns,
-    projectId: null,
+    projectId,
     model: summary.model,
     recencyAt: wholeSeconds(summary.updatedAtMs),
   };

@@ -105,7 +105,7 @@ describe('threads and turns', () => {
     ]);
     expect(turns.flatMap((t) => t.items.map((i) => i.id))).toEqual(['item-1', 'item-2', 'item-3']);
     expect(turns[0]).toMatchObject({ itemsView: 'full', startedAt: 1, completedAt: 3, durationMs: 2500 });
-    expect(turns[0]?.items[0]).toEqual({ type: 'userMessage', id: 'item-1', content: [{ type: 'text', text: 'x', text_elements: [] }] });
+    expect(turns[0]?.items[0]).toEqual({ type: 'userMessage', id: 'item-1', content: [{ type: 'text', text: 'x', text_elements: [] }], clientId: null });
   });
 
   it('maps engine error codes to codexErrorInfo', () => {

@@ -68,7 +68,7 @@ describe('a text turn', () => {
       'thread/status/changed',
       'turn/completed',
     ]);
-    expect(paramsOf(out, 'turn/started')[0]?.turn).toEqual({ id: TURN, items: [], itemsView: 'notLoaded', status: 'inProgress', error: null, startedAt: 1_795_973_930, completedAt: null, durationMs: null });
+    expect(paramsOf(out, 'turn/started')[0]?.turn).toEqual({ id: TURN, items: [], itemsView: 'notLoaded', status: 'inProgress', error: null, startedAt: 1_795_973_930, completedAt: null, durationMs: null, rootTurnId: null });
     expect(paramsOf(out, 'turn/completed')[0]?.turn).toMatchObject({ status: 'completed', completedAt: 1_795_973_930, durationMs: 49 });
     expect(paramsOf(out, 'item/completed')[1]).toEqual({ item: { type: 'agentMessage', id: 'msg_1', text: 'ECHO: hi', phase: null, memoryCitation: null }, threadId: THREAD, turnId: TURN, completedAtMs: 4 });
     expect(view.status).toEqual({ type: 'idle' });

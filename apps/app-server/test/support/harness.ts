@@ -81,6 +81,30 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 }
 
 /**
+ * Closes the harness's server and starts another on the same home (a restart), with one client
+ * initialized with `capabilities` and checked by the harness's validator. `close()` closes both.
+ */
+export async function restartServer(h: Harness, capabilities: Record<string, unknown>): Promise<{ client: WireClient; close(): Promise<void> }> {
+  await h.server.close();
+  const config = await loadConfig({ home: h.temp.home, cwd: h.temp.cwd, env: {} });
+  const server = await DeputyAppServer.start({ config, cwd: h.temp.cwd, validateOutput: true, logger: createLogger('error') });
+  const [serverSide, clientSide] = createMemoryTransportPair();
+  server.accept(serverSide, 'memory');
+  const client = new WireClient(clientSide, { validator: h.validator, name: 'after restart' });
+  const close = async (): Promise<void> => {
+    await client.close().catch(() => undefined);
+    await server.close();
+  };
+  try {
+    await client.initialize(capabilities);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { client, close };
+}
+
+/**
  * For a test file whose tests each start their own harness: returns `harness(options)`, which
  * starts one, and registers an `afterEach` that checks every message it carried and closes it.
  */

@@ -54,6 +54,8 @@ export const TurnStartedPayloadSchema = z.object({
    * this turn on. Absent in rollouts written before it was recorded (the context is then sent again).
    */
   contextKey: z.string().optional(),
+  /** The first turn of the chain of work this turn belongs to; absent in older rollouts. */
+  rootTurnId: z.string().optional(),
 });
 
 /** A Responses API item that went to or came from the model: the history replayed on resume. */

@@ -1,7 +1,8 @@
 /**
  * ThreadStateStore: per-thread state that the user creates and that no rollout records, kept in
  * `<home>/thread-state.sqlite` (WAL): a thread's goal, its queue of pending submissions, its read
- * state, and the user's thread sections with the threads in them, in order.
+ * state, the user's thread sections with the threads in them, in order, and (through
+ * `projects`, `project-store.ts`) the user's projects and the threads they own.
  * Unlike the thread index (`state.sqlite`), this database is not derived from the rollouts and is
  * never rebuilt from them; a corrupt file is set aside (renamed with a `.corrupt-<ms>` suffix)
  * and a fresh one started. Values are plain data (the queue's input is stored as JSON the caller
@@ -10,6 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
+import { PROJECT_SCHEMA_SQL, ProjectStore } from './project-store.js';
 import { isCorruptionError, openSqlite, type SqlDatabase, type SqlStatement } from './sqlite-driver.js';
 
 /** File name of the store inside the home directory. */
@@ -143,6 +145,7 @@ function openConfigured(file: string): SqlDatabase {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.exec(SCHEMA_SQL);
+  db.exec(PROJECT_SCHEMA_SQL);
   return db;
 }
 
@@ -150,9 +153,12 @@ function openConfigured(file: string): SqlDatabase {
 export class ThreadStateStore {
   readonly #statements = new Map<string, SqlStatement>();
   readonly #db: SqlDatabase;
+  /** The user's projects and the threads they own, in the same database. */
+  readonly projects: ProjectStore;
 
   private constructor(db: SqlDatabase) {
     this.#db = db;
+    this.projects = new ProjectStore(db);
   }
 
   /** Opens (creating if needed) `<home>/thread-state.sqlite`; a corrupt file is set aside. */
@@ -347,6 +353,7 @@ export class ThreadStateStore {
       this.#stmt('DELETE FROM queue WHERE thread_id = ?').run(threadId);
       this.#stmt('DELETE FROM read_states WHERE thread_id = ?').run(threadId);
       this.#stmt('DELETE FROM section_members WHERE thread_id = ?').run(threadId);
+      this.projects.assign(threadId, null);
     })();
   }
 

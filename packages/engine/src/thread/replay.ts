@@ -76,7 +76,15 @@ export function replayRollout(lines: readonly { type: string; payload: Record<st
     switch (line.type) {
       case 'turn_started':
         state.turns.push({
-          info: { id: p.turnId as string, status: 'inProgress', error: null, startedAtMs: p.startedAtMs as number, completedAtMs: null, lastAgentMessage: null },
+          info: {
+            id: p.turnId as string,
+            status: 'inProgress',
+            error: null,
+            startedAtMs: p.startedAtMs as number,
+            completedAtMs: null,
+            lastAgentMessage: null,
+            ...(typeof p.rootTurnId === 'string' ? { rootTurnId: p.rootTurnId } : {}),
+          },
           items: [],
         });
         state.lastCwd = p.cwd as string;
@@ -249,7 +257,8 @@ export function messageTurns(lines: readonly RolloutLine[], _nowMs = Date.now())
       if (turn) upsertItem(turn.items, line.payload.item);
     } else if (line.type === 'turn_started') {
       const p = line.payload;
-      turns.push({ info: { id: p.turnId, status: 'inProgress', error: null, startedAtMs: p.startedAtMs, completedAtMs: null, lastAgentMessage: null }, items: [] });
+      const root = p.rootTurnId !== undefined ? { rootTurnId: p.rootTurnId } : {};
+      turns.push({ info: { id: p.turnId, status: 'inProgress', error: null, startedAtMs: p.startedAtMs, completedAtMs: null, lastAgentMessage: null, ...root }, items: [] });
     } else if (line.type === 'turn_ended') {
       const record = turnById(turns, line.payload.turn.id);
       if (record) record.info = line.payload.turn;

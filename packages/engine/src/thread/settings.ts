@@ -47,6 +47,10 @@ export interface TurnOverrides {
   outputSchema?: Record<string, unknown> | null;
   /** Collaboration mode from this turn on. */
   collaborationMode?: CollaborationModeKind;
+  /** The client's id of this turn's user message (becomes the message's `clientId`); this turn only. */
+  clientUserMessageId?: string | null;
+  /** The first turn of the chain of work this turn continues; absent: the turn is its own root. This turn only. */
+  rootTurnId?: string | null;
 }
 
 /** Extra writable-root settings used to expand a sandbox mode into a policy. */

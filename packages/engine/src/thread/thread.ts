@@ -241,8 +241,11 @@ export class Thread {
     if (this.#active) throw new TurnInProgressError(this.id, this.#active.turn.id);
     if (kind === 'regular' && input.length === 0) throw new InvalidInputError('input must not be empty');
     this.settings = applyTurnOverrides(this.settings, overrides);
+    const id = uuidv7();
     const turn: ActiveTurn = {
-      id: uuidv7(),
+      id,
+      rootTurnId: overrides.rootTurnId ?? id,
+      clientUserMessageId: overrides.clientUserMessageId ?? null,
       kind,
       settings: this.settings,
       outputSchema: overrides.outputSchema ?? null,
@@ -266,14 +269,14 @@ export class Thread {
   }
 
   /** Queues input for the running turn; it joins at the next model request. */
-  steer(input: UserInput[], expectedTurnId?: string): string {
+  steer(input: UserInput[], expectedTurnId?: string, clientId: string | null = null): string {
     const turn = this.#active?.turn;
     if (!turn) throw new NoActiveTurnError();
     if (expectedTurnId !== undefined && expectedTurnId !== turn.id) throw new TurnMismatchError(expectedTurnId, turn.id);
     // A user shell turn takes steer input; it is recorded when the command ends (as in Codex).
     if (turn.kind === 'compact' || turn.kind === 'review') throw new TurnNotSteerableError(turn.kind);
     if (input.length === 0) throw new InvalidInputError('input must not be empty');
-    turn.steerQueue.push(input);
+    turn.steerQueue.push({ input, clientId });
     return turn.id;
   }
 
@@ -426,7 +429,14 @@ export class Thread {
       case 'turn.started':
         rollout.append({
           type: 'turn_started',
-          payload: { turnId: event.turn.id, startedAtMs: event.turn.startedAtMs, model: event.model, cwd: this.settings.cwd, contextKey: contextKeyOf(this.settings) },
+          payload: {
+            turnId: event.turn.id,
+            startedAtMs: event.turn.startedAtMs,
+            model: event.model,
+            cwd: this.settings.cwd,
+            contextKey: contextKeyOf(this.settings),
+            ...(event.turn.rootTurnId != null ? { rootTurnId: event.turn.rootTurnId } : {}),
+          },
         });
         this.turns.push({ info: event.turn, items: [] });
         break;

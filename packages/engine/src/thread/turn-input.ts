@@ -32,9 +32,9 @@ export function injectContext(scope: TurnScope): void {
   scope.recordContext(contextItems(scope), key);
 }
 
-/** Records user input as a userMessage item and a model message. */
-export function addUserInput(scope: TurnScope, input: UserInput[]): void {
-  const item: ThreadItem = { type: 'userMessage', id: uuidv4(), content: input.map(withTextElements) };
+/** Records user input as a userMessage item (with the client's id of the message, if any) and a model message. */
+export function addUserInput(scope: TurnScope, input: UserInput[], clientId: string | null = null): void {
+  const item: ThreadItem = { type: 'userMessage', id: uuidv4(), content: input.map(withTextElements), ...(clientId !== null ? { clientId } : {}) };
   const now = Date.now();
   scope.emit({ type: 'item.started', item, atMs: now });
   scope.emit({ type: 'item.completed', item, atMs: now });

@@ -108,7 +108,7 @@ async function runRegular(scope: TurnScope, input: UserInput[], state: TurnState
   const submitted = await runTurnHooks(scope, { event: 'UserPromptSubmit', matcherInputs: [], fields: { prompt: promptText(input) } });
   // A blocked (or stopped) prompt goes no further: the model never sees it.
   if (submitted?.block || submitted?.stop) return null;
-  addUserInput(scope, input);
+  addUserInput(scope, input, scope.turn.clientUserMessageId);
   await attachMentionedSkills(scope, input);
   recordHookContexts(scope, submitted);
   if (scope.usage) scope.emit({ type: 'tokenUsage.updated', usage: scope.usage });
@@ -161,12 +161,13 @@ async function runRegular(scope: TurnScope, input: UserInput[], state: TurnState
 /** Records the steer input waiting for the turn, in order. */
 function addSteerInput(scope: TurnScope): void {
   const queue = scope.turn.steerQueue;
-  for (let next = queue.shift(); next; next = queue.shift()) addUserInput(scope, next);
+  for (let next = queue.shift(); next; next = queue.shift()) addUserInput(scope, next.input, next.clientId);
 }
 
 /** The turn's info with `status`. */
 function info(turn: ActiveTurn, status: TurnInfo['status'], error: TurnError | null, last: string | null): TurnInfo {
-  return { id: turn.id, status, error, startedAtMs: turn.startedAtMs, completedAtMs: status === 'inProgress' ? null : Date.now(), lastAgentMessage: last };
+  const completedAtMs = status === 'inProgress' ? null : Date.now();
+  return { id: turn.id, status, error, startedAtMs: turn.startedAtMs, completedAtMs, lastAgentMessage: last, rootTurnId: turn.rootTurnId };
 }
 
 /**

@@ -38,7 +38,12 @@ export interface ActiveTurn {
   settings: ThreadSettings;
   outputSchema: Record<string, unknown> | null;
   controller: AbortController;
-  steerQueue: UserInput[][];
+  /** Steer input waiting for the next model request, each with the client's id of the message. */
+  steerQueue: Array<{ input: UserInput[]; clientId: string | null }>;
+  /** The first turn of the chain of work this turn belongs to (its own id unless its starter named another). */
+  rootTurnId: string;
+  /** The client's id of the turn's user message, or null. */
+  clientUserMessageId: string | null;
   startedAtMs: number;
   /** Per-turn scratch space for tools (e.g. the aggregate diff tracker). */
   toolState: Map<string, unknown>;

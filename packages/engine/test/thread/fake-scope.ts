@@ -106,6 +106,8 @@ export class FakeScope implements TurnScope {
   constructor(options: { settings?: Partial<ThreadSettings>; contextWindow?: number | null; autoCompactTokenLimit?: number | null } = {}) {
     this.turn = {
       id: 'turn-fake',
+      rootTurnId: 'turn-fake',
+      clientUserMessageId: null,
       kind: 'regular',
       settings: fakeSettings(options.settings),
       outputSchema: null,

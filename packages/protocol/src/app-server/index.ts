@@ -49,6 +49,11 @@ export {
   ThreadReadStateUpdateParamsSchema, ThreadSectionUpdateParamsSchema,
 } from './thread-0171.js';
 export { ThreadUnreadPositionSchema, ThreadReadStateSchema } from './thread-read-state.js';
+export {
+  ProjectRootSchema, ProjectSchema, ProjectSortKeySchema, ProjectListParamsSchema, ProjectCreateParamsSchema,
+  ProjectImportParamsSchema, ProjectUpdateParamsSchema, ThreadMetadataUpdateParamsSchema,
+} from './project.js';
+export type { Project, ProjectListParams, ProjectCreateParams, ProjectImportParams, ProjectUpdateParams, ThreadMetadataUpdateParams } from './project.js';
 export type { ThreadUnreadPosition, ThreadReadState } from './thread-read-state.js';
 export type {
   ThreadRevertParams, ThreadRevertResult, ThreadItemsListAnchor, ThreadItemsListParams, ThreadItemEntry,

@@ -204,6 +204,8 @@ export const ThreadItemSchema = z.discriminatedUnion('type', [
     id: z.string(),
     /** The input pieces. */
     content: z.array(UserInputSchema),
+    /** The client's id of the message (`clientUserMessageId` of `turn/start` or `turn/steer`), null when none was given (0.171). */
+    clientId: z.string().nullish(),
   }),
   z.object({
     /** Prompt text injected by a hook. */

@@ -43,6 +43,18 @@ import {
   UserVerificationStatusResultSchema,
 } from './current.js';
 import { EmptyResultSchema } from './primitives.js';
+import {
+  ProjectChangedNotificationSchema,
+  ProjectCreateParamsSchema,
+  ProjectIdParamsSchema,
+  ProjectImportParamsSchema,
+  ProjectListParamsSchema,
+  ProjectListResultSchema,
+  ProjectMoveParamsSchema,
+  ProjectResultSchema,
+  ProjectUpdateParamsSchema,
+  ThreadProjectUpdatedNotificationSchema,
+} from './project.js';
 import { ThreadIdParamsSchema } from './thread.js';
 import {
   QueuedSubmissionResultSchema,
@@ -111,6 +123,13 @@ export const currentClientRequests = {
     { wholeMethod: true },
   ),
   'thread/revert': request(ThreadRevertParamsSchema, ThreadRevertResultSchema),
+  'project/list': request(ProjectListParamsSchema, ProjectListResultSchema, { wholeMethod: true }),
+  'project/read': request(ProjectIdParamsSchema, ProjectResultSchema, { wholeMethod: true }),
+  'project/create': request(ProjectCreateParamsSchema, ProjectResultSchema, { wholeMethod: true }),
+  'project/import': request(ProjectImportParamsSchema, ProjectResultSchema, { wholeMethod: true }),
+  'project/update': request(ProjectUpdateParamsSchema, ProjectResultSchema, { wholeMethod: true }),
+  'project/move': request(ProjectMoveParamsSchema, EmptyResultSchema, { wholeMethod: true }),
+  'project/delete': request(ProjectIdParamsSchema, EmptyResultSchema, { wholeMethod: true }),
   'threadSection/list': request(ThreadSectionListParamsSchema, ThreadSectionListResultSchema),
   'threadSection/create': request(ThreadSectionCreateParamsSchema, ThreadSectionResultSchema),
   'threadSection/update': request(ThreadSectionUpdateParamsSchema, ThreadSectionResultSchema),
@@ -153,6 +172,8 @@ export const currentServerNotifications = {
   'thread/reverted': notification(ThreadIdOnlyNotificationSchema, 'subscribers'),
   'thread/section/changed': notification(ThreadSectionChangedNotificationSchema, 'all'),
   'thread/queue/changed': notification(ThreadIdOnlyNotificationSchema, 'subscribers'),
+  'project/changed': notification(ProjectChangedNotificationSchema, 'all'),
+  'thread/project/updated': notification(ThreadProjectUpdatedNotificationSchema, 'all'),
   'thread/settings/updated': notification(ThreadSettingsUpdatedNotificationSchema, 'subscribers'),
   'thread/search/partial': notification(ThreadSearchPartialNotificationSchema, 'connection'),
 } as const satisfies Readonly<Record<string, ServerNotificationSpec>>;

@@ -142,6 +142,7 @@ import {
   WarningNotificationSchema,
 } from './notifications.js';
 import { EmptyResultSchema } from './primitives.js';
+import { ThreadMetadataUpdateParamsSchema } from './project.js';
 import {
   CommandExecutionRequestApprovalParamsSchema,
   CommandExecutionRequestApprovalResultSchema,
@@ -206,6 +207,7 @@ export const clientRequests = {
       mockExperimentalField: 'thread/start.mockExperimentalField',
       experimentalRawEvents: 'thread/start.experimentalRawEvents',
       persistExtendedHistory: 'thread/start.persistFullHistory',
+      projectId: 'thread/start.projectId',
     },
   }),
   'thread/resume': request(ThreadResumeParamsSchema, ThreadSessionResultSchema, {
@@ -231,12 +233,13 @@ export const clientRequests = {
   'thread/goal/set': request(ThreadGoalSetParamsSchema, ThreadGoalSetResultSchema),
   'thread/goal/get': request(ThreadGoalGetParamsSchema, ThreadGoalGetResultSchema),
   'thread/goal/clear': request(ThreadGoalClearParamsSchema, ThreadGoalClearResultSchema),
+  'thread/metadata/update': request(ThreadMetadataUpdateParamsSchema, ThreadResultSchema),
   'thread/unarchive': request(ThreadIdParamsSchema, ThreadResultSchema),
   'thread/compact/start': request(ThreadIdParamsSchema, EmptyResultSchema),
   'thread/shellCommand': request(ThreadShellCommandParamsSchema, ThreadShellCommandResultSchema),
   'thread/backgroundTerminals/clean': request(ThreadIdParamsSchema, EmptyResultSchema, { wholeMethod: true }),
   'thread/rollback': request(ThreadRollbackParamsSchema, ThreadResultSchema),
-  'thread/list': request(ThreadListParamsSchema, ThreadListResultSchema),
+  'thread/list': request(ThreadListParamsSchema, ThreadListResultSchema, { fields: { projectId: 'thread/list.projectId' } }),
   'thread/loaded/list': request(ThreadLoadedListParamsSchema, ThreadLoadedListResultSchema),
   'thread/read': request(ThreadReadParamsSchema, ThreadResultSchema),
   'thread/turns/list': request(ThreadTurnsListParamsSchema, ThreadTurnsListResultSchema, { wholeMethod: true }),

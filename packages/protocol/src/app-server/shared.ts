@@ -104,6 +104,11 @@ export const TurnSchema = z.object({
   completedAt: Int64Schema.nullable(),
   /** Duration in ms; null while running. */
   durationMs: Int64Schema.nullable(),
+  /**
+   * The first turn of the chain of work that led to this one (0.171): the turn itself unless its
+   * `turn/start` named a `rootTurnId`; null for turns recorded before Deputy kept it.
+   */
+  rootTurnId: z.string().nullish(),
 });
 export type Turn = z.infer<typeof TurnSchema>;
 
@@ -194,7 +199,7 @@ export const ThreadSchema = z.object({
   name: z.string().nullable(),
   /** Turns, filled only where a method says so; `[]` otherwise. */
   turns: z.array(TurnSchema),
-  /** Project the thread belongs to (0.171, required there); null: Deputy has no projects yet. */
+  /** Project the thread belongs to (0.171, required there); null when it belongs to none. */
   projectId: z.string().nullable().default(null),
   /** Current model when loaded, else the latest persisted one (0.171). */
   model: z.string().nullish(),

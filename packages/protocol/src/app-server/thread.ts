@@ -127,6 +127,8 @@ export const ThreadStartParamsSchema = z.object({
   persistExtendedHistory: z.boolean().optional(),
   /** Test-only experimental field. */
   mockExperimentalField: z.string().nullish(),
+  /** The project the new thread belongs to (0.171, experimental); an unknown id is refused. */
+  projectId: z.string().nullish(),
 });
 export type ThreadStartParams = z.infer<typeof ThreadStartParamsSchema>;
 
@@ -277,6 +279,8 @@ export const ThreadListParamsSchema = z.object({
   useStateDbOnly: z.boolean().optional(),
   /** Only this section's threads; null: only threads in no section; absent: all (0.171). */
   sectionId: z.string().nullish(),
+  /** Only this project's threads; null: only threads in no project; absent: all (0.171, experimental). */
+  projectId: z.string().nullish(),
 });
 export type ThreadListParams = z.infer<typeof ThreadListParamsSchema>;
 

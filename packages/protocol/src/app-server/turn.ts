@@ -74,6 +74,12 @@ export const TurnStartParamsSchema = z.object({
   responsesapiClientMetadata: ResponsesApiClientMetadataSchema.nullish(),
   /** Collaboration mode (experimental). */
   collaborationMode: CollaborationModeSchema.nullish(),
+  /** The client's id of the message; the userMessage item carries it back as `clientId` (0.171). */
+  clientUserMessageId: z.string().nullish(),
+  /** The turn that caused this one (0.171); accepted and not recorded. */
+  parentTurnId: z.string().nullish(),
+  /** The first turn of the chain of work this turn continues (0.171); absent: the new turn is its own root. */
+  rootTurnId: z.string().nullish(),
 });
 export type TurnStartParams = z.infer<typeof TurnStartParamsSchema>;
 
@@ -100,6 +106,8 @@ export const TurnSteerParamsSchema = z.object({
   input: z.array(TurnUserInputSchema),
   /** Metadata for the Responses API request. */
   responsesapiClientMetadata: ResponsesApiClientMetadataSchema.nullish(),
+  /** The client's id of the message; the userMessage item carries it back as `clientId` (0.171). */
+  clientUserMessageId: z.string().nullish(),
 });
 export type TurnSteerParams = z.infer<typeof TurnSteerParamsSchema>;
 

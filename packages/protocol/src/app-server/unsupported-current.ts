@@ -44,7 +44,6 @@ const REALTIME = 'voice/realtime sessions need the OpenAI Realtime API; out of s
 const MODEL_SIDE = 'needs a model-side feature Deputy lacks (prediction, guardian reviewer, side sampling, plan mode)';
 const ENVIRONMENTS = 'remote exec-server environments; Deputy runs everything in one local environment';
 const NO_MEMORY = 'Deputy has no memory-consolidation pipeline';
-const HISTORY = 'thread history and local thread state: being built (thread/revert, items, queue, search, sections, projects)';
 const NOT_BUILT = 'local, not built yet';
 
 /** 0.171-only methods we do not serve, each with the reason. */
@@ -63,13 +62,6 @@ export const CURRENT_UNSERVED = {
     'thread/memory/read': NO_MEMORY,
     'memory/status': NO_MEMORY,
     'rollout/compress': NOT_BUILT,
-    'project/list': HISTORY,
-    'project/read': HISTORY,
-    'project/create': HISTORY,
-    'project/import': HISTORY,
-    'project/update': HISTORY,
-    'project/move': HISTORY,
-    'project/delete': HISTORY,
     'thread/guardianReview': MODEL_SIDE,
     'thread/prepareApprovedPlan': MODEL_SIDE,
     'skills/extraRoots/set': NOT_BUILT,
@@ -102,8 +94,6 @@ export const CURRENT_UNSERVED = {
   serverNotifications: {
     'thread/attachment/updated': NOT_BUILT,
     'thread/prediction/updated': MODEL_SIDE,
-    'project/changed': HISTORY,
-    'thread/project/updated': HISTORY,
     'thread/environment/connected': ENVIRONMENTS,
     'thread/environment/disconnected': ENVIRONMENTS,
     'autoApprovalReview/strictReviewRequired': 'produced by the guardian auto-reviewer, which Deputy lacks',

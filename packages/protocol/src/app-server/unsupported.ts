@@ -55,7 +55,6 @@ export const NOT_YET = {
   clientRequests: [
     'thread/increment_elicitation',
     'thread/decrement_elicitation',
-    'thread/metadata/update',
     'thread/memoryMode/set',
     'memory/reset',
     'thread/approveGuardianDeniedAction',

@@ -56,6 +56,11 @@ export const TurnInfoSchema = z.object({
   completedAtMs: z.number().int().nullable(),
   /** The text of the turn's last agent message, if any. */
   lastAgentMessage: z.string().nullable(),
+  /**
+   * The first turn of the chain of work that led to this one: the turn itself unless its starter
+   * named another. Absent in rollouts written before it was recorded.
+   */
+  rootTurnId: z.string().nullish(),
 });
 export type TurnInfo = z.infer<typeof TurnInfoSchema>;
 

@@ -44,7 +44,13 @@ export type PlanStep = z.infer<typeof PlanStepSchema>;
 
 /** Every item a thread records. `id` is stable for the item's lifetime. */
 export const ThreadItemSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('userMessage'), id: z.string(), content: z.array(UserInputSchema) }),
+  z.object({
+    type: z.literal('userMessage'),
+    id: z.string(),
+    content: z.array(UserInputSchema),
+    /** The client's own id of the message (`clientUserMessageId`), kept with it; absent when none was given. */
+    clientId: z.string().nullish(),
+  }),
   z.object({
     type: z.literal('agentMessage'),
     id: z.string(),
