@@ -9,11 +9,11 @@
  * fresh connection (refused, reset, unreachable) is not retried here: that is an outage, and the
  * retry loop (retry.ts) decides what happens with it.
  *
- * Whether a request went out on a reused connection is read from undici's diagnostics channels
- * (the documented `undici:request:create` and `undici:client:sendHeaders`), tied to the call
- * through an AsyncLocalStorage; when they say nothing (another dispatcher), nothing is retried.
+ * Whether a request went out on a reused connection is read from undici's documented diagnostics
+ * channels: `undici:client:sendHeaders` says which connection each request was written on, and
+ * `undici:request:error` hands over the very error object that fetch then reports as the cause
+ * of its `fetch failed`. When they say nothing (another dispatcher), nothing is retried.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { subscribe } from 'node:diagnostics_channel';
 import { innermostMessage } from './errors.js';
 
@@ -22,37 +22,41 @@ const MAX_SENDS = 4;
 /** Error codes of a connection the peer closed or reset. */
 const PEER_CLOSED = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 
-/** What the diagnostics channels said about one send. */
-interface Send {
-  /** True when the request was written on a connection that had carried a request before. */
-  reusedConnection: boolean | null;
-}
-
-const sends = new AsyncLocalStorage<Send>();
-const sendOfRequest = new WeakMap<object, Send>();
+/** Per undici request: whether it was written on a connection that had carried a request before. */
+const reusedByRequest = new WeakMap<object, boolean>();
+/** Per error undici failed a request with: whether that request was on a reused connection. */
+const reusedByError = new WeakMap<object, boolean>();
+/** Requests written so far, per connection. */
 const requestsOnSocket = new WeakMap<object, number>();
 let listening = false;
 
 function listen(): void {
   if (listening) return;
   listening = true;
-  subscribe('undici:request:create', (message) => {
-    const send = sends.getStore();
-    const request = (message as { request?: object }).request;
-    if (send !== undefined && request !== undefined) sendOfRequest.set(request, send);
-  });
   subscribe('undici:client:sendHeaders', (message) => {
     const { request, socket } = message as { request?: object; socket?: object };
-    if (socket === undefined) return;
+    if (request === undefined || socket === undefined) return;
     const before = requestsOnSocket.get(socket) ?? 0;
     requestsOnSocket.set(socket, before + 1);
-    const send = request === undefined ? undefined : sendOfRequest.get(request);
-    if (send !== undefined) send.reusedConnection = before > 0;
+    reusedByRequest.set(request, before > 0);
+  });
+  subscribe('undici:request:error', (message) => {
+    const { request, error } = message as { request?: object; error?: unknown };
+    const reused = request === undefined ? undefined : reusedByRequest.get(request);
+    if (reused !== undefined && typeof error === 'object' && error !== null) reusedByError.set(error, reused);
   });
 }
 
+/** Whether the failed fetch's request had been written on a reused connection (false when unknown). */
+function failedOnReusedConnection(error: unknown): boolean {
+  for (let cause: unknown = error, depth = 0; typeof cause === 'object' && cause !== null && depth < 5; cause = (cause as { cause?: unknown }).cause, depth++) {
+    if (reusedByError.get(cause) === true) return true;
+  }
+  return false;
+}
+
 /** Whether `error` (a rejected fetch) says the peer closed or reset the connection. */
-export function isPeerClosed(error: unknown): boolean {
+function isPeerClosed(error: unknown): boolean {
   for (let cause: unknown = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
     const code = (cause as { code?: unknown }).code;
     if (typeof code === 'string' && PEER_CLOSED.has(code)) return true;
@@ -73,11 +77,10 @@ export async function fetchWithStaleConnectionRetry(input: string | URL | Reques
   listen();
   const replayable = !(input instanceof Request) && isReplayable(init?.body);
   for (let sent = 1; ; sent += 1) {
-    const send: Send = { reusedConnection: null };
     try {
-      return await sends.run(send, () => fetch(input, init));
+      return await fetch(input, init);
     } catch (error) {
-      const stale = send.reusedConnection === true && isPeerClosed(error);
+      const stale = isPeerClosed(error) && failedOnReusedConnection(error);
       if (!stale || !replayable || init?.signal?.aborted === true || sent >= MAX_SENDS) throw error;
       if (process.env.DEPUTY_LOG?.trim().toLowerCase() === 'debug') {
         process.stderr.write(`deputy debug: model request failed on a reused connection (${innermostMessage(error)}); sending it again\n`);
