@@ -285,7 +285,9 @@ class ScriptedServerState implements ScriptedModelServer {
   private async stream(res: ServerResponse, frames: string[], delayMs: number, ending: 'end' | 'drop' | 'stall'): Promise<void> {
     const closed = new AbortController();
     res.once('close', () => closed.abort());
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    // No explicit `connection` header: Node then announces `Keep-Alive: timeout=5`, so clients
+    // stop reusing an idle connection before this server closes it.
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     res.flushHeaders();
     for (const [i, frame] of frames.entries()) {
       if (closed.signal.aborted) return;
@@ -301,8 +303,9 @@ class ScriptedServerState implements ScriptedModelServer {
 /** Starts a scripted model server on 127.0.0.1 with an OS-chosen port. */
 export async function startScriptedModelServer(options: ScriptedModelServerOptions = {}): Promise<ScriptedModelServer> {
   const server = createServer();
-  // Keep-alive sockets would otherwise hold `close()` open until their idle timeout.
-  server.keepAliveTimeout = 1_000;
+  // Idle keep-alive connections close after Node's usual 5 s, announced in every response's
+  // `Keep-Alive` header; `close()` cuts the open ones rather than waiting for that.
+  server.keepAliveTimeout = 5_000;
   const state = new ScriptedServerState(server, options);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -99,6 +99,20 @@ export function compileEnvPattern(glob: string): RegExp {
   return new RegExp(`^${source}$`, 'i');
 }
 
+/** {@link DEFAULT_EXCLUDE_PATTERNS}, compiled once. */
+const DEFAULT_EXCLUDES: readonly RegExp[] = DEFAULT_EXCLUDE_PATTERNS.map(compileEnvPattern);
+
+/** A policy's globs, compiled once per policy object (a command's environment is built per call). */
+const compiledGlobs = new WeakMap<ShellEnvironmentPolicy, { exclude: readonly RegExp[]; includeOnly: readonly RegExp[] }>();
+function globsOf(policy: ShellEnvironmentPolicy): { exclude: readonly RegExp[]; includeOnly: readonly RegExp[] } {
+  let globs = compiledGlobs.get(policy);
+  if (globs === undefined) {
+    globs = { exclude: policy.exclude.map(compileEnvPattern), includeOnly: policy.include_only.map(compileEnvPattern) };
+    compiledGlobs.set(policy, globs);
+  }
+  return globs;
+}
+
 /** True when `name` matches any of `patterns`. */
 function matchesAny(name: string, patterns: readonly RegExp[]): boolean {
   return patterns.some((pattern) => pattern.test(name));
@@ -130,12 +144,12 @@ export function buildChildEnv(
   const drop = (patterns: readonly RegExp[]): void => {
     for (const name of Object.keys(env)) if (matchesAny(name, patterns)) delete env[name];
   };
-  if (!policy.ignore_default_excludes) drop(DEFAULT_EXCLUDE_PATTERNS.map(compileEnvPattern));
-  if (policy.exclude.length > 0) drop(policy.exclude.map(compileEnvPattern));
+  const globs = globsOf(policy);
+  if (!policy.ignore_default_excludes) drop(DEFAULT_EXCLUDES);
+  if (globs.exclude.length > 0) drop(globs.exclude);
   for (const [name, value] of Object.entries(policy.set)) env[name] = value;
-  if (policy.include_only.length > 0) {
-    const keep = policy.include_only.map(compileEnvPattern);
-    for (const name of Object.keys(env)) if (!matchesAny(name, keep)) delete env[name];
+  if (globs.includeOnly.length > 0) {
+    for (const name of Object.keys(env)) if (!matchesAny(name, globs.includeOnly)) delete env[name];
   }
   return env;
 }
@@ -146,9 +160,10 @@ export function buildChildEnv(
  * `ignore_default_excludes`), an `exclude` glob, or misses a non-empty `include_only`.
  */
 export function policyKeepsName(name: string, policy: ShellEnvironmentPolicy): boolean {
-  if (!policy.ignore_default_excludes && matchesAny(name, DEFAULT_EXCLUDE_PATTERNS.map(compileEnvPattern))) return false;
-  if (matchesAny(name, policy.exclude.map(compileEnvPattern))) return false;
-  return policy.include_only.length === 0 || matchesAny(name, policy.include_only.map(compileEnvPattern));
+  const globs = globsOf(policy);
+  if (!policy.ignore_default_excludes && matchesAny(name, DEFAULT_EXCLUDES)) return false;
+  if (matchesAny(name, globs.exclude)) return false;
+  return globs.includeOnly.length === 0 || matchesAny(name, globs.includeOnly);
 }
 
 /** Returns `env` with {@link EXEC_ENV_DEFAULTS} laid over it (the defaults win). */

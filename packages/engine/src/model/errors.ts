@@ -267,10 +267,15 @@ function suffix(detail: string | null): string {
   return `: ${trimmed.replace(/\.$/, '')}.`;
 }
 
+/** The message of the innermost cause (`read ECONNRESET` under fetch's `fetch failed`). */
+export function innermostMessage(error: unknown): string {
+  let inner: unknown = error;
+  for (let depth = 0; inner instanceof Error && inner.cause instanceof Error && depth < 5; depth++) inner = inner.cause;
+  return inner instanceof Error ? inner.message : String(inner);
+}
+
 function causeText(e: unknown): string {
-  const cause = e instanceof Error && e.cause instanceof Error ? e.cause : e;
-  const text = cause instanceof Error ? cause.message : String(cause);
-  return text.replace(/\.$/, '').slice(0, MAX_DETAIL);
+  return innermostMessage(e).replace(/\.$/, '').slice(0, MAX_DETAIL);
 }
 
 function formatSeconds(ms: number): string {

@@ -43,10 +43,18 @@ export function permissionsMessage(sandbox: SandboxPolicy, approvalPolicy: Appro
   return { type: 'message', role: 'developer', content: [{ type: 'input_text', text: lines.join('\n') }] };
 }
 
+/** The local time zone, read once per `TZ` value (building an `Intl.DateTimeFormat` costs about a millisecond). */
+let zone: { tz: string | undefined; name: string } | null = null;
+function localTimeZone(): string {
+  const tz = process.env.TZ;
+  if (zone === null || zone.tz !== tz) zone = { tz, name: Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC' };
+  return zone.name;
+}
+
 /** Builds the `<environment_context>` user message. */
 export function environmentContextMessage(cwd: string, now: Date = new Date()): ResponseItem {
   const shell = basename(process.env.SHELL || '/bin/bash');
-  const timezone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  const timezone = localTimeZone();
   const date = now.toISOString().slice(0, 10);
   const text = [
     '<environment_context>',

@@ -15,10 +15,19 @@ export interface FunctionToolOptions<S extends z.ZodType> {
   handle(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutput>;
 }
 
-/** Turns a zod object schema into the JSON Schema a model tool spec carries. */
+/** JSON Schemas already derived, by zod schema: threads build their own tools, all from the same schemas. */
+const derived = new WeakMap<z.ZodType, Record<string, unknown>>();
+
+/**
+ * Turns a zod object schema into the JSON Schema a model tool spec carries. Derived once per
+ * schema and shared by every tool built from it, so it must be treated as read-only.
+ */
 export function toToolJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const known = derived.get(schema);
+  if (known !== undefined) return known;
   const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   delete json.$schema;
+  derived.set(schema, json);
   return json;
 }
 

@@ -4,6 +4,7 @@
  */
 import { onTestFinished } from 'vitest';
 import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { ApprovalPolicy, EngineEvent, ReviewDecision, SandboxMode } from '@deputy/protocol';
 import { makeTempHome, startScriptedModelServer, type ScriptedModelServer, type TempHome } from '@deputy/test-support';
@@ -137,4 +138,13 @@ export async function sharedHome(): Promise<{ server: ScriptedModelServer; temp:
     return engine;
   };
   return { server, temp, open };
+}
+
+/** A port on 127.0.0.1 that nothing listens on (bound, then closed). */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }

@@ -6,21 +6,11 @@
  * after each test.
  */
 import { describe, expect, it } from 'vitest';
-import { createServer } from 'node:net';
-import { waitFor } from '../helpers/engine.js';
+import { closedPort, waitFor } from '../helpers/engine.js';
 import { engineOpener, node, tiny } from './servers.js';
 
 const open = engineOpener('mcp_startup_grace_ms = 200');
 const tinyServer = (name: string, args = '', extra = '') => `[mcp_servers.${name}]\ncommand = ${node}\nargs = [${JSON.stringify(tiny)}${args}]\n${extra}\n`;
-
-/** A port on 127.0.0.1 that nothing listens on (bound, then closed). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('MCP start-up failures', () => {
   it('gives each kind of failure its own message, and leaves the other servers alone', async () => {

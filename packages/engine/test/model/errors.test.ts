@@ -67,6 +67,10 @@ describe('ModelApiError.fromSdkError', () => {
     const refused = ModelApiError.fromSdkError(new APIConnectionError({ cause: new Error('connect ECONNREFUSED 127.0.0.1:1') }));
     expect(refused).toBeInstanceOf(ConnectionError);
     expect(refused.message).toBe('Could not reach the model provider: connect ECONNREFUSED 127.0.0.1:1.');
+    // fetch wraps the socket's error in its own `fetch failed`: the message names the innermost one.
+    const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+    const wrapped = ModelApiError.fromSdkError(new APIConnectionError({ cause: new TypeError('fetch failed', { cause: reset }) }));
+    expect(wrapped.message).toBe('Could not reach the model provider: read ECONNRESET.');
     expect(ModelApiError.fromSdkError(new TypeError('terminated'))).toBeInstanceOf(ConnectionError);
     expect(ModelApiError.fromSdkError(new APIError(undefined, { code: 'server_error', message: 'x' }, undefined, undefined))).toBeInstanceOf(ModelResponseFailedError);
     expect(ModelApiError.fromSdkError(new APIUserAbortError())).toBeInstanceOf(ConnectionError);
