@@ -100,9 +100,11 @@ async function scriptedModel(): Promise<ScriptedModelServer> {
 }
 
 describe('a keep-alive connection closed by the server as it is reused', () => {
+  // The command runs without a login shell so the connection is reused well inside the client's
+  // 4 s idle limit even on a loaded machine (otherwise there would be no reuse to cut).
   it.each(['close', 'reset'] as const)('is retried on a new connection and the one-command turn completes (%s)', async (how) => {
     const model = await scriptedModel();
-    model.enqueue({ output: [functionCall('exec_command', { cmd: 'echo through-a-fresh-connection' })] }, { output: [text('done')] });
+    model.enqueue({ output: [functionCall('exec_command', { cmd: 'echo through-a-fresh-connection', login: false })] }, { output: [text('done')] });
     const relay = await startCuttingRelay(model.port, 'reuse', how);
     cleanups.push(() => relay.close());
     const { manager, temp } = await engineOn(relay.port);
