@@ -18,20 +18,23 @@ import { build, transform } from 'esbuild';
 
 const REPO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+/** A stdio client's first line to each server: the warm-up run after a build sends it (see `bundle`). */
+export const APP_SERVER_INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { clientInfo: { name: 'deputy-build', title: null, version: '0' }, capabilities: null } };
+export const MCP_SERVER_INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'deputy-build', version: '0' } } };
+
 /** What is bundled: the entry (built by tsc) and where its chunks go (flat: see `identity.ts`). */
 export const BUNDLES = [
   {
     name: 'app-server',
     entry: path.join(REPO_DIR, 'apps/app-server/dist/main.js'),
     outdir: path.join(REPO_DIR, 'apps/app-server/bundle'),
-    // A stdio client's first line, answered once the server is up (the cache covers what it ran).
-    initialize: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { clientInfo: { name: 'deputy-build', title: null, version: '0' }, capabilities: null } },
+    warm: [{ args: [], initialize: APP_SERVER_INITIALIZE }],
   },
   {
     name: 'mcp-server',
     entry: path.join(REPO_DIR, 'apps/mcp-server/dist/main.js'),
     outdir: path.join(REPO_DIR, 'apps/mcp-server/bundle'),
-    initialize: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'deputy-build', version: '0' } } },
+    warm: [{ args: [], initialize: MCP_SERVER_INITIALIZE }],
   },
 ];
 
@@ -42,18 +45,23 @@ const EXTERNAL = ['better-sqlite3', '@lydell/node-pty', '@napi-rs/keyring', 'buf
 const LOADER = path.join(REPO_DIR, 'scripts/bundle-main.cjs');
 const ENTRY_LINE = "const ENTRY = './server.js';";
 
-/** Builds one bundle from scratch (stale chunks of an earlier build are removed first) and its code cache. */
-export async function bundle({ entry, outdir, initialize }) {
+/**
+ * Builds one bundle from scratch (stale chunks of an earlier build are removed first) and its
+ * code cache: `entry` (built by tsc) into `outdir`, the entry chunk named `<name>-<hash>.js`;
+ * `external` adds specifiers left unbundled; each of `warm` (`{ args, initialize }`) is one
+ * warm-up run of `main.js` with those arguments.
+ */
+export async function bundle({ entry, outdir, warm, name = 'server', external = [] }) {
   rmSync(outdir, { recursive: true, force: true });
   const result = await build({
-    entryPoints: { server: entry },
+    entryPoints: { [name]: entry },
     outdir,
     bundle: true,
     splitting: true,
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    external: EXTERNAL,
+    external: [...EXTERNAL, ...external],
     // The entry is named by its content too, like the chunks: a code cache is kept per file name.
     entryNames: '[name]-[hash]',
     chunkNames: 'chunk-[hash]',
@@ -67,7 +75,7 @@ export async function bundle({ entry, outdir, initialize }) {
   const modules = {};
   let entryName = null;
   for (const file of result.outputFiles) {
-    const name = path.basename(file.path);
+    const chunk = path.basename(file.path);
     const cjs = await transform(file.text.replace(/^#!.*\n/, ''), {
       format: 'cjs',
       platform: 'node',
@@ -78,10 +86,10 @@ export async function bundle({ entry, outdir, initialize }) {
       supported: { 'dynamic-import': false },
       logLevel: 'warning',
     });
-    writeFileSync(path.join(outdir, name), cjs.code);
+    writeFileSync(path.join(outdir, chunk), cjs.code);
     const output = result.metafile.outputs[path.relative(process.cwd(), file.path)];
-    modules[name] = Object.keys(output?.inputs ?? {}).map((input) => path.relative(REPO_DIR, path.resolve(process.cwd(), input)));
-    if (name.startsWith('server-')) entryName = name;
+    modules[chunk] = Object.keys(output?.inputs ?? {}).map((input) => path.relative(REPO_DIR, path.resolve(process.cwd(), input)));
+    if (chunk.startsWith(`${name}-`)) entryName = chunk;
   }
   if (entryName === null) throw new Error(`bundle: esbuild wrote no entry chunk for ${entry}`);
   writeFileSync(path.join(outdir, 'modules.json'), `${JSON.stringify(modules, null, 1)}\n`);
@@ -89,19 +97,19 @@ export async function bundle({ entry, outdir, initialize }) {
   if (!loader.includes(ENTRY_LINE)) throw new Error(`bundle: ${LOADER} has no line ${ENTRY_LINE}`);
   writeFileSync(path.join(outdir, 'main.js'), loader.replace(ENTRY_LINE, `const ENTRY = './${entryName}';`));
   chmodSync(path.join(outdir, 'main.js'), 0o755);
-  await warmCodeCache({ outdir, initialize });
+  for (const run of warm) await warmCodeCache({ outdir, ...run });
 }
 
 /**
  * Starts the bundle once on stdio with a temp home, sends `initialize` and ends stdin: the
  * server exits and its loader writes the code cache of every chunk it ran (`code-cache/`).
  */
-async function warmCodeCache({ outdir, initialize }) {
+async function warmCodeCache({ outdir, args, initialize }) {
   const home = path.join(tmpdir(), `deputy-bundle-home-${process.pid}-${path.basename(path.dirname(outdir))}`);
   mkdirSync(home, { recursive: true });
   try {
     await new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [path.join(outdir, 'main.js')], {
+      const child = spawn(process.execPath, [path.join(outdir, 'main.js'), ...args], {
         env: { ...process.env, DEPUTY_HOME: home },
         cwd: home,
         stdio: ['pipe', 'pipe', 'pipe'],
@@ -118,7 +126,7 @@ async function warmCodeCache({ outdir, initialize }) {
       child.on('exit', (code, signal) => {
         clearTimeout(timer);
         if (stdout.includes('"id":1')) resolve();
-        else reject(new Error(`bundle: ${outdir}/main.js did not answer initialize (exit ${code ?? signal}): ${stderr}`));
+        else reject(new Error(`bundle: ${outdir}/main.js ${args.join(' ')} did not answer initialize (exit ${code ?? signal}): ${stderr}`));
       });
       child.stdin.write(`${JSON.stringify(initialize)}\n`);
     });

@@ -24,5 +24,9 @@ if (subcommand === 'app-server' && existsSync(bundleOf('app-server'))) {
   process.argv.splice(2, 1);
   require('../../mcp-server/bundle/main.js');
 } else {
-  await import('./program.js');
+  // Not awaited at the top level: the npm package runs the CLI as CommonJS (scripts/package.mjs).
+  import('./program.js').catch((error: unknown) => {
+    process.stderr.write(`deputy: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  });
 }
