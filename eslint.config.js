@@ -12,4 +12,6 @@ export default tseslint.config(
     },
   },
   { files: ['apps/*/src/**/*.ts'], rules: { 'no-console': ['error', { allow: ['error', 'warn'] }] } },
+  // CommonJS scripts (the bundles' loader) load Node's built-ins with require.
+  { files: ['**/*.cjs'], rules: { '@typescript-eslint/no-require-imports': 'off' } },
 );

@@ -1,16 +1,26 @@
 // Bundles the server binaries after `tsc -b`: esbuild follows `apps/<app>/dist/main.js`
-// through the workspace packages and their dependencies (zod, openai, ws, jose, …) and writes ES
-// module chunks to `apps/<app>/bundle/`, keeping every dynamic `import()` a separate chunk so
-// a lazy start stays lazy. Node then reads a handful of files instead of ~370 modules before it
-// can answer `initialize` (see docs/app-server.md, "Start-up"). Native addons stay external and
-// are loaded from the app's own node_modules, which is why each app lists them as dependencies.
+// through the workspace packages and their dependencies (zod, openai, ws, jose, …) into chunks in
+// `apps/<app>/bundle/`, keeping every dynamic `import()` a separate chunk so a lazy start stays
+// lazy. Node then reads a handful of files instead of ~370 modules before it can answer
+// `initialize` (see docs/app-server.md, "Start-up"). The chunks are CommonJS (esbuild splits ES
+// modules only, so each chunk is converted after the split) and `main.js` loads them with V8's
+// code cache, which Node 20 offers for scripts but not for ES modules; a short run of each server
+// after the build writes that cache (docs/performance.md, "Start-up through the CLI").
+// `modules.json` lists the source modules of each chunk. Native addons stay external and are
+// loaded from the app's own node_modules, which is why each app lists them as dependencies.
 //   node scripts/bundle.mjs          (run by `pnpm build`)
-import { chmodSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 
 const REPO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** A stdio client's first line to each server: the warm-up run after a build sends it (see `bundle`). */
+export const APP_SERVER_INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { clientInfo: { name: 'deputy-build', title: null, version: '0' }, capabilities: null } };
+export const MCP_SERVER_INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'deputy-build', version: '0' } } };
 
 /** What is bundled: the entry (built by tsc) and where its chunks go (flat: see `identity.ts`). */
 export const BUNDLES = [
@@ -18,38 +28,111 @@ export const BUNDLES = [
     name: 'app-server',
     entry: path.join(REPO_DIR, 'apps/app-server/dist/main.js'),
     outdir: path.join(REPO_DIR, 'apps/app-server/bundle'),
+    warm: [{ args: [], initialize: APP_SERVER_INITIALIZE }],
   },
   {
     name: 'mcp-server',
     entry: path.join(REPO_DIR, 'apps/mcp-server/dist/main.js'),
     outdir: path.join(REPO_DIR, 'apps/mcp-server/bundle'),
+    warm: [{ args: [], initialize: MCP_SERVER_INITIALIZE }],
   },
 ];
 
 /** Native addons (and ws's optional native helpers): resolved at run time, never inlined. */
 const EXTERNAL = ['better-sqlite3', '@lydell/node-pty', '@napi-rs/keyring', 'bufferutil', 'utf-8-validate'];
 
-// CommonJS dependencies bundled into ES modules call `require` for Node's built-ins.
-const REQUIRE_SHIM = "import { createRequire as __deputyCreateRequire } from 'node:module'; const require = __deputyCreateRequire(import.meta.url);";
+/** The loader written as each bundle's `main.js` (its `ENTRY` line names the entry chunk). */
+const LOADER = path.join(REPO_DIR, 'scripts/bundle-main.cjs');
+const ENTRY_LINE = "const ENTRY = './server.js';";
 
-/** Builds one bundle from scratch (stale chunks of an earlier build are removed first). */
-export async function bundle({ entry, outdir }) {
+/**
+ * Builds one bundle from scratch (stale chunks of an earlier build are removed first) and its
+ * code cache: `entry` (built by tsc) into `outdir`, the entry chunk named `<name>-<hash>.js`;
+ * `external` adds specifiers left unbundled; each of `warm` (`{ args, initialize }`) is one
+ * warm-up run of `main.js` with those arguments.
+ */
+export async function bundle({ entry, outdir, warm, name = 'server', external = [] }) {
   rmSync(outdir, { recursive: true, force: true });
-  await build({
-    entryPoints: { main: entry },
+  const result = await build({
+    entryPoints: { [name]: entry },
     outdir,
     bundle: true,
     splitting: true,
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    external: EXTERNAL,
-    banner: { js: REQUIRE_SHIM },
-    sourcemap: 'linked',
+    external: [...EXTERNAL, ...external],
+    // The entry is named by its content too, like the chunks: a code cache is kept per file name.
+    entryNames: '[name]-[hash]',
     chunkNames: 'chunk-[hash]',
+    write: false,
+    metafile: true,
     logLevel: 'warning',
   });
+  mkdirSync(outdir, { recursive: true });
+  // A directory of CommonJS files inside an ES-module package.
+  writeFileSync(path.join(outdir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
+  const modules = {};
+  let entryName = null;
+  for (const file of result.outputFiles) {
+    const chunk = path.basename(file.path);
+    const cjs = await transform(file.text.replace(/^#!.*\n/, ''), {
+      format: 'cjs',
+      platform: 'node',
+      target: 'node20',
+      // `import.meta.url` becomes a parameter the loader passes (the chunk's own file URL).
+      define: { 'import.meta.url': '__deputyImportMetaUrl' },
+      // `import()` of a chunk becomes `require` of it, through the loader and its cache.
+      supported: { 'dynamic-import': false },
+      logLevel: 'warning',
+    });
+    writeFileSync(path.join(outdir, chunk), cjs.code);
+    const output = result.metafile.outputs[path.relative(process.cwd(), file.path)];
+    modules[chunk] = Object.keys(output?.inputs ?? {}).map((input) => path.relative(REPO_DIR, path.resolve(process.cwd(), input)));
+    if (chunk.startsWith(`${name}-`)) entryName = chunk;
+  }
+  if (entryName === null) throw new Error(`bundle: esbuild wrote no entry chunk for ${entry}`);
+  writeFileSync(path.join(outdir, 'modules.json'), `${JSON.stringify(modules, null, 1)}\n`);
+  const loader = readFileSync(LOADER, 'utf8');
+  if (!loader.includes(ENTRY_LINE)) throw new Error(`bundle: ${LOADER} has no line ${ENTRY_LINE}`);
+  writeFileSync(path.join(outdir, 'main.js'), loader.replace(ENTRY_LINE, `const ENTRY = './${entryName}';`));
   chmodSync(path.join(outdir, 'main.js'), 0o755);
+  for (const run of warm) await warmCodeCache({ outdir, ...run });
+}
+
+/**
+ * Starts the bundle once on stdio with a temp home, sends `initialize` and ends stdin: the
+ * server exits and its loader writes the code cache of every chunk it ran (`code-cache/`).
+ */
+async function warmCodeCache({ outdir, args, initialize }) {
+  const home = path.join(tmpdir(), `deputy-bundle-home-${process.pid}-${path.basename(path.dirname(outdir))}`);
+  mkdirSync(home, { recursive: true });
+  try {
+    await new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [path.join(outdir, 'main.js'), ...args], {
+        env: { ...process.env, DEPUTY_HOME: home },
+        cwd: home,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      child.stdout.on('data', (chunk) => {
+        stdout += chunk;
+        if (stdout.includes('\n')) child.stdin.end();
+      });
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      child.on('error', reject);
+      child.on('exit', (code, signal) => {
+        clearTimeout(timer);
+        if (stdout.includes('"id":1')) resolve();
+        else reject(new Error(`bundle: ${outdir}/main.js ${args.join(' ')} did not answer initialize (exit ${code ?? signal}): ${stderr}`));
+      });
+      child.stdin.write(`${JSON.stringify(initialize)}\n`);
+    });
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -2,7 +2,8 @@
 /**
  * `pnpm package`: writes dist/deputy-<version>.tgz, one npm package with the whole of Deputy:
  * the `deputy` CLI and both servers bundled by esbuild from the built `apps/cli/dist/deputy.js`
- * (the servers are chunks the CLI loads when `mcp-server` / `app-server` is asked for), the
+ * (the servers are chunks the CLI loads when `mcp-server` / `app-server` is asked for; CommonJS
+ * chunks loaded with V8's code cache, as scripts/bundle.mjs builds them), the
  * native addons (`better-sqlite3`, `@lydell/node-pty`) as real dependencies at the versions the
  * workspace uses, `bin: deputy`, `engines`, the README and the licence. No workspace links and
  * no test support: everything else is inlined. Run `pnpm build` first (`pnpm package` does).
@@ -13,15 +14,12 @@ import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { APP_SERVER_INITIALIZE, bundle, MCP_SERVER_INITIALIZE } from './bundle.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ENTRY = path.join(REPO, 'apps/cli/dist/deputy.js');
 /** Native addons: installed by npm with the package, loaded at run time. */
 const NATIVE = ['better-sqlite3', '@lydell/node-pty', '@napi-rs/keyring'];
-/** ws's optional native helpers: never required, left to `ws` to look for. */
-const OPTIONAL = ['bufferutil', 'utf-8-validate'];
-const REQUIRE_SHIM = "import { createRequire as __deputyCreateRequire } from 'node:module'; const require = __deputyCreateRequire(import.meta.url);";
 
 const outIndex = process.argv.indexOf('--out');
 const outDir = outIndex > 0 ? path.resolve(process.argv[outIndex + 1]) : path.join(REPO, 'dist');
@@ -47,39 +45,44 @@ function installedVersion(name) {
   throw new Error(`package: cannot find ${name} in the workspace; run pnpm install`);
 }
 
-const stage = path.join(outDir, `.stage-${process.pid}`);
-rmSync(stage, { recursive: true, force: true });
-mkdirSync(stage, { recursive: true });
-try {
-  await build({
-    entryPoints: { deputy: ENTRY },
-    outdir: path.join(stage, 'lib'),
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    // The checkout's launcher starts a server's own bundle when one sits beside it; in the package
-    // there is none (the servers are inside this bundle, reached through program.ts).
-    external: [...NATIVE, ...OPTIONAL, '../../app-server/bundle/main.js', '../../mcp-server/bundle/main.js'],
-    banner: { js: REQUIRE_SHIM },
-    chunkNames: 'chunk-[hash]',
-    // `#!/usr/bin/env node` of the entry is kept by esbuild.
-    logLevel: 'warning',
-  });
+/** The package's manifest: `bin` is the bundle's loader (scripts/bundle-main.cjs). */
+function manifest() {
   const license = existsSync(path.join(REPO, 'LICENSE')) ? 'SEE LICENSE IN LICENSE' : (root.license ?? 'UNLICENSED');
-  const manifest = {
+  return {
     name: cli.name,
     version: cli.version,
     description: 'Deputy: a coding agent that other programs drive (MCP server, Codex-compatible app-server, codex exec compatible CLI).',
     type: 'module',
-    bin: { deputy: 'lib/deputy.js' },
+    bin: { deputy: 'lib/main.js' },
     engines: cli.engines ?? root.engines,
     license,
     files: ['lib', 'README.md', ...(existsSync(path.join(REPO, 'LICENSE')) ? ['LICENSE'] : [])],
     dependencies: Object.fromEntries(NATIVE.map((name) => [name, installedVersion(name)])),
   };
-  writeFileSync(path.join(stage, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
+const stage = path.join(outDir, `.stage-${process.pid}`);
+rmSync(stage, { recursive: true, force: true });
+mkdirSync(stage, { recursive: true });
+try {
+  // The CLI with both servers, as CommonJS chunks that `lib/main.js` loads with V8's code cache
+  // (scripts/bundle.mjs); a warm-up run of each server writes the cache into lib/code-cache/. It
+  // is accepted by the same Node (V8) version only; other versions compile from source and
+  // write their own cache on exit where the install is writable. The package.json is written
+  // first: the servers read their version from it.
+  writeFileSync(path.join(stage, 'package.json'), `${JSON.stringify(manifest(), null, 2)}\n`);
+  await bundle({
+    entry: ENTRY,
+    outdir: path.join(stage, 'lib'),
+    name: 'deputy',
+    // The checkout's launcher starts a server's own bundle when one sits beside it; in the package
+    // there is none (the servers are inside this bundle, reached through program.ts).
+    external: ['../../app-server/bundle/main.js', '../../mcp-server/bundle/main.js'],
+    warm: [
+      { args: ['app-server'], initialize: APP_SERVER_INITIALIZE },
+      { args: ['mcp-server'], initialize: MCP_SERVER_INITIALIZE },
+    ],
+  });
   copyFileSync(path.join(REPO, 'README.md'), path.join(stage, 'README.md'));
   if (existsSync(path.join(REPO, 'LICENSE'))) copyFileSync(path.join(REPO, 'LICENSE'), path.join(stage, 'LICENSE'));
   const packed = execFileSync('npm', ['pack', '--silent', '--pack-destination', outDir], { cwd: stage, encoding: 'utf8' }).trim().split('\n').at(-1);

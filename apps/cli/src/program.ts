@@ -129,4 +129,8 @@ function exitCodeFor(error: unknown): number {
   return 1;
 }
 
-await main();
+// No top-level await: the npm package runs the CLI as CommonJS chunks (scripts/package.mjs).
+main().catch((error: unknown) => {
+  process.stderr.write(`deputy: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});
