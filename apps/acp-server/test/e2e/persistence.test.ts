@@ -81,9 +81,11 @@ describe('deputy acp sessions are Deputy threads', () => {
       await withAcp(env, async (c) => {
         ({ sessionId } = await c.agent.request(acp.methods.agent.session.new, { cwd: env.temp.cwd, mcpServers: [] }));
         void c.prompt(sessionId, `run: echo $$ > ${pidFile}; exec sleep 20`).catch(() => undefined);
-        await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 20_000);
-        const live = c.rec.of(sessionId).filter((u) => u.sessionUpdate === 'tool_call');
-        expect(live).toHaveLength(1);
+        // The command's pid file and its tool_call update travel separately (a file, the agent's
+        // stdout): wait for both before the kill.
+        const live = (): unknown[] => c.rec.of(sessionId).filter((u) => u.sessionUpdate === 'tool_call');
+        await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '' && live().length > 0, 20_000);
+        expect(live()).toHaveLength(1);
         process.kill(c.child.pid ?? 0, 'SIGKILL');
         await exited(c.child, 5000);
       }).catch((error: unknown) => {
