@@ -66,10 +66,13 @@ function indexSortKey(sortKey: AppServer.ThreadListParams['sortKey']): IndexSort
   return sortKey === 'updated_at' || sortKey === 'recency_at' ? 'updated_at' : 'created_at';
 }
 
-/** One index page, with the list's filters. */
-function indexPage(app: AppContext, params: AppServer.ThreadListParams, sources: string[], limit: number, cursor: string | null) {
+/**
+ * One index page, with the list's filters. A page with a search term is read on the index's
+ * worker thread (a text search can take long); a plain page is a short indexed lookup.
+ */
+async function indexPage(app: AppContext, params: AppServer.ThreadListParams, sources: string[], limit: number, cursor: string | null) {
   try {
-    return app.manager.list({
+    return await app.manager.listAsync({
       limit,
       cursor,
       sortKey: indexSortKey(params.sortKey),
@@ -81,7 +84,7 @@ function indexPage(app: AppContext, params: AppServer.ThreadListParams, sources:
       ...(params.searchTerm ? { search: params.searchTerm } : {}),
     });
   } catch (e) {
-    if (e instanceof EngineError && e.code === 'invalid_cursor') throw RpcError.invalidRequest(e.message);
+    if (e instanceof EngineError && (e.code === 'invalid_cursor' || e.code === 'index_timeout')) throw RpcError.invalidRequest(e.message);
     throw e;
   }
 }
@@ -112,19 +115,19 @@ function sectionPage(app: AppContext, params: AppServer.ThreadListParams, sectio
 }
 
 /** Index pages of threads in no section: each page asks for no more rows than are still wanted, so none is cut. */
-function unsectionedPage(app: AppContext, params: AppServer.ThreadListParams, sources: string[], limit: number): { rows: ThreadSummary[]; nextCursor: string | null } {
+async function unsectionedPage(app: AppContext, params: AppServer.ThreadListParams, sources: string[], limit: number): Promise<{ rows: ThreadSummary[]; nextCursor: string | null }> {
   const sectioned = app.manager.state.sectionedThreadIds();
   const rows: ThreadSummary[] = [];
   let cursor = params.cursor ?? null;
   do {
-    const page = indexPage(app, params, sources, limit - rows.length, cursor);
+    const page = await indexPage(app, params, sources, limit - rows.length, cursor);
     rows.push(...page.threads.filter((t) => !sectioned.has(t.id)));
     cursor = page.nextCursor;
   } while (cursor !== null && rows.length < limit);
   return { rows, nextCursor: cursor };
 }
 
-function listPage(app: AppContext, params: AppServer.ThreadListParams): AppServer.ThreadListResult {
+async function listPage(app: AppContext, params: AppServer.ThreadListParams): Promise<AppServer.ThreadListResult> {
   checkSearchTerm(params.searchTerm);
   if (params.sortKey === 'section_position' && typeof params.sectionId !== 'string') {
     throw RpcError.invalidRequest('sortKey section_position requires a sectionId');
@@ -134,9 +137,9 @@ function listPage(app: AppContext, params: AppServer.ThreadListParams): AppServe
   const limit = Math.min(params.limit ?? DEFAULT_PAGE, MAX_LIST_PAGE);
   let page: { rows: ThreadSummary[]; nextCursor: string | null };
   if (typeof params.sectionId === 'string') page = sectionPage(app, params, params.sectionId, sources, limit);
-  else if (params.sectionId === null) page = unsectionedPage(app, params, sources, limit);
+  else if (params.sectionId === null) page = await unsectionedPage(app, params, sources, limit);
   else {
-    const indexed = indexPage(app, params, sources, limit, params.cursor ?? null);
+    const indexed = await indexPage(app, params, sources, limit, params.cursor ?? null);
     page = { rows: indexed.threads, nextCursor: indexed.nextCursor };
   }
   const data = page.rows.map((summary) => wireListed(app, summary));
