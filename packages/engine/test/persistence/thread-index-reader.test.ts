@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ThreadIndex, type ThreadListOptions, type ThreadRow } from '../../src/persistence/thread-index.js';
 import { IndexJobTimeoutError, ThreadIndexReader } from '../../src/persistence/thread-index-reader.js';
-import { makeHome, removeHome } from './fixtures.js';
+import { indexRow, makeHome, removeHome } from './fixtures.js';
 
 let home: string;
 let index: ThreadIndex;
@@ -25,21 +25,7 @@ afterEach(async () => {
 });
 
 function row(n: number, preview: string, name: string | null = null): ThreadRow {
-  const id = `0000-${String(n).padStart(5, '0')}`;
-  return {
-    id,
-    createdAtMs: 1_000 + n,
-    updatedAtMs: 5_000 + n,
-    cwd: '/a',
-    modelProvider: 'openai',
-    model: 'gpt-5',
-    source: 'vscode',
-    preview,
-    name,
-    archived: false,
-    path: `/home/sessions/rollout-${id}.jsonl`,
-    forkedFromId: null,
-  };
+  return indexRow(n, { preview, name });
 }
 
 async function until(predicate: () => boolean, what: string): Promise<void> {
@@ -89,7 +75,7 @@ it('exits its worker when idle and starts one again for the next job', async () 
   const reader = new ThreadIndexReader(index.path, { idleMs: 50 });
   readers.push(reader);
   expect(reader.isRunning).toBe(false);
-  expect(await reader.all('SELECT id FROM threads', [])).toEqual([{ id: '0000-00001' }]);
+  expect(await reader.all('SELECT id FROM threads', [])).toEqual([{ id: '0000-0001' }]);
   await until(() => !reader.isRunning, 'the idle worker to exit');
   expect(await reader.all('SELECT count(*) AS n FROM threads', [])).toEqual([{ n: 1 }]);
 });

@@ -2,8 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidCursorError, ThreadIndex, type ThreadListOptions, type ThreadRow } from '../../src/persistence/thread-index.js';
-import { makeHome, removeHome } from './fixtures.js';
+import { InvalidCursorError, ThreadIndex, type ThreadListOptions } from '../../src/persistence/thread-index.js';
+import { indexRow, makeHome, removeHome } from './fixtures.js';
 
 let home: string;
 let index: ThreadIndex;
@@ -16,24 +16,7 @@ afterEach(async () => {
   await removeHome(home);
 });
 
-function row(n: number, overrides: Partial<ThreadRow> = {}): ThreadRow {
-  const id = `0000-${String(n).padStart(4, '0')}`;
-  return {
-    id,
-    createdAtMs: 1_000 + n,
-    updatedAtMs: 5_000 + n,
-    cwd: '/a',
-    modelProvider: 'openai',
-    model: 'gpt-5',
-    source: 'vscode',
-    preview: `thread number ${n}`,
-    name: null,
-    archived: false,
-    path: `/home/sessions/rollout-${id}.jsonl`,
-    forkedFromId: null,
-    ...overrides,
-  };
-}
+const row = indexRow;
 
 function walk(options: ThreadListOptions): string[][] {
   const pages: string[][] = [];
