@@ -161,7 +161,7 @@ export function threadStoreHandlers(app: AppContext): Handlers {
     'thread/list': (params) => listPage(app, params),
     'thread/archive': async (params, ctx) => {
       const threadId = parseThreadId(params.threadId);
-      if (app.manager.index.get(threadId)?.archived === true) throw noRollout(threadId);
+      if (app.manager.index.isArchived(threadId) === true) throw noRollout(threadId);
       if (app.manager.get(threadId)) {
         // Unload first, so the interrupted turn's last events precede `notLoaded`.
         await app.manager.unload(threadId);
@@ -173,7 +173,7 @@ export function threadStoreHandlers(app: AppContext): Handlers {
     },
     'thread/unarchive': async (params, ctx) => {
       const threadId = parseThreadId(params.threadId);
-      if (app.manager.index.get(threadId)?.archived !== true) {
+      if (app.manager.index.isArchived(threadId) !== true) {
         throw RpcError.invalidRequest(`no archived rollout found for thread id ${threadId}`);
       }
       const summary = await app.manager.unarchive(threadId);
@@ -184,7 +184,7 @@ export function threadStoreHandlers(app: AppContext): Handlers {
       const threadId = parseThreadId(params.threadId);
       const name = params.name.trim();
       if (name === '') throw RpcError.invalidRequest('thread name must not be empty');
-      if (app.manager.index.get(threadId)?.archived === true) throw noRollout(threadId);
+      if (app.manager.index.isArchived(threadId) === true) throw noRollout(threadId);
       const wasLoaded = app.manager.get(threadId) !== undefined;
       await app.manager.setName(threadId, name);
       // Naming a stored thread loads it in the engine; put it back the way it was.
@@ -194,7 +194,7 @@ export function threadStoreHandlers(app: AppContext): Handlers {
     },
     'thread/rollback': async (params) => {
       const threadId = parseThreadId(params.threadId);
-      if (app.manager.index.get(threadId)?.archived === true) throw noRollout(threadId);
+      if (app.manager.index.isArchived(threadId) === true) throw noRollout(threadId);
       const thread = await app.manager.rollback(threadId, params.numTurns);
       return { thread: wireLoadedThread(app, thread, projectTurns(thread.turns)) };
     },

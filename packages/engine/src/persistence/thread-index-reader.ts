@@ -22,7 +22,7 @@ import type { SqlValue } from './sqlite-driver.js';
 /** Longest one job may run on the worker before it is stopped. */
 export const INDEX_JOB_TIMEOUT_MS = 10_000;
 /** The worker exits after this long without a job. */
-export const READER_IDLE_MS = 30_000;
+export const READER_IDLE_MS = 2_000;
 
 /** A job ran past {@link INDEX_JOB_TIMEOUT_MS} and was stopped. */
 export class IndexJobTimeoutError extends EngineError {

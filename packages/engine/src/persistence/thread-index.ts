@@ -223,6 +223,15 @@ export class ThreadIndex {
     return raw ? toThreadRow(raw) : null;
   }
 
+  /**
+   * Whether a thread is archived, or null when it is not indexed. Reads one column, not the row
+   * (whose name and preview can be large), for the many callers that only need this.
+   */
+  isArchived(id: string): boolean | null {
+    const raw = this.#stmt('SELECT archived FROM threads WHERE id = ?').get(id) as { archived: number } | undefined;
+    return raw ? raw.archived !== 0 : null;
+  }
+
   /** Forgets a thread (its rollout was deleted). Returns false when it was not indexed. */
   remove(id: string): boolean {
     return this.#stmt('DELETE FROM threads WHERE id = ?').run(id).changes > 0;

@@ -425,7 +425,7 @@ export class ThreadManager {
       source: thread.meta.source,
       preview: thread.preview,
       name: thread.name,
-      archived: this.index.get(thread.id)?.archived ?? false,
+      archived: this.index.isArchived(thread.id) ?? false,
       path: thread.path ?? '',
       forkedFromId: thread.meta.forkedFromId,
       ...(thread.meta.ephemeral === true ? { ephemeral: true } : {}),
