@@ -15,7 +15,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 
 /** How often the loop is sampled. */
-export const IDLE_TICK_MS = 1_000;
+export const IDLE_TICK_MS = 500;
 /**
  * The idle ticks (counted from the last busy one) at which a grown process collects: twice,
  * because V8 shrinks its young generation only once the allocation rate it measured between
@@ -23,7 +23,7 @@ export const IDLE_TICK_MS = 1_000;
  */
 export const COLLECT_TICKS: readonly number[] = [1, 2, 3];
 /** The idle tick at which the resident size is taken as the new base. */
-const SETTLED_TICK = 5;
+const SETTLED_TICK = 10;
 /** Loop utilization under which a tick counts as idle. */
 export const IDLE_UTILIZATION = 0.05;
 /** Growth of the resident size over the idle base that calls for collections. */
