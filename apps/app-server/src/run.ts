@@ -26,6 +26,7 @@ import {
 import { parseAppServerArgs, USAGE, UsageError, type AppServerArgs } from './cli-args.js';
 import type { TransportKind } from './connection-state.js';
 import { APP_SERVER_VERSION, deputyHomeOf } from './identity.js';
+import { startIdleGc } from './idle-gc.js';
 import { createLogger, parseLogLevel, type AppLogger } from './logger.js';
 import { DeputyAppServer, type DeferredConfig } from './server.js';
 
@@ -144,6 +145,8 @@ async function serve(args: AppServerArgs, options: Required<Omit<RunOptions, 'si
     sandboxHiddenPaths.push(traceFile);
   }
   const server = await DeputyAppServer.start({ config, logger, cwd: options.cwd, onEngineError, sandboxHiddenPaths, traceFile });
+  // Memory grown by a burst goes back once the server is idle (`idle-gc.ts`).
+  const stopIdleGc = startIdleGc();
   const opened: Opened[] = [];
   // `on`, not `once`, and removed only after the close: a second signal during shutdown is
   // absorbed (shutdown is idempotent) instead of killing the process before the turns' ends are written.
@@ -171,6 +174,7 @@ async function serve(args: AppServerArgs, options: Required<Omit<RunOptions, 'si
       await Promise.all(opened.map((o) => o.listener.close().catch(() => undefined)));
       await server.close();
     } finally {
+      stopIdleGc();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }

@@ -14,8 +14,10 @@
  * dropped, each dropped response is answered -32001 instead, and the connection is closed with
  * code 1013 once those answers are out (or a grace ran out), so a few huge replies to a client
  * that stopped reading cannot grow the server's memory. In-flight requests are bounded the same
- * way (reference: codex-rs/app-server/src/transport/mod.rs). The connection knows no method
- * names; the dispatcher does.
+ * way (reference: codex-rs/app-server/src/transport/mod.rs). Inbound handling yields to the
+ * event loop after a few milliseconds of one connection's backlog, so a flood on one connection
+ * never keeps the others waiting for all of it. The connection knows no method names; the
+ * dispatcher does.
  */
 import {
   INTERNAL_ERROR,
@@ -110,6 +112,8 @@ export const DEFAULT_OUTBOUND_SOFT_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_OUTBOUND_BUDGET_BYTES = 32 * 1024 * 1024;
 /** WebSocket close code of a connection closed over its byte budget: 1013 "Try Again Later". */
 export const SLOW_CONSUMER_CLOSE_CODE = 1013;
+/** Longest run of inbound message handling on one connection before it yields to the event loop. */
+const SLICE_MS = 4;
 /** How long the -32001 answers of a dropped queue may take to go out before the close. */
 const OVER_BUDGET_GRACE_MS = 10_000;
 
@@ -265,9 +269,17 @@ export class Connection {
 
   async #readLoop(): Promise<void> {
     try {
+      // Messages already read are taken in microtasks; a backlog of them (a burst read in one
+      // chunk, a client flooding) would keep every other connection waiting until it is done, so
+      // after SLICE_MS of work this connection yields to the event loop before the next message.
+      let sliceStart = performance.now();
       for await (const message of this.transport.messages()) {
         if (this.#isClosed) break;
         this.#receive(message);
+        if (performance.now() - sliceStart >= SLICE_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          sliceStart = performance.now();
+        }
       }
     } catch (e) {
       this.#logger.error('reading from the transport failed', { connection: this.id, error: String(e) });

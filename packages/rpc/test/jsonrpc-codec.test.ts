@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { INVALID_REQUEST, PARSE_ERROR, decodeMessage, encodeMessage, isJsonRpcErrorResponse } from '@deputy/protocol';
-import { readIdOfTruncated } from '@deputy/protocol/jsonrpc';
+import { readIdOfTruncated, topLevelMemberText } from '@deputy/protocol/jsonrpc';
 
 function decoded(text: string, versionField: 'omit' | 'require' = 'omit'): unknown {
   const r = decodeMessage(text, { versionField });
@@ -118,6 +118,12 @@ describe('ids beyond ±(2^53−1)', () => {
     }
     // The last "id" wins, as in JSON.parse; nested ones and strings holding the key are skipped.
     expect(decoded('{"id":1,"method":"m","params":{"id":"x\\"id\\":2"},"id":9223372036854775807}')).toMatchObject({ id: 9223372036854775807n });
+    // Escaped backslashes before a quote, brackets and braces inside strings, deep nesting and a
+    // megabyte string before the id do not confuse the walk.
+    const tricky = `{"method":"m","params":{"a":["\\\\",{"b":"]}\\"{["}],"c":[[[]]],"d":"${'q'.repeat(1 << 20)}"},"x":"\\\\\\"","id":9223372036854775807}`;
+    expect(decoded(tricky)).toMatchObject({ id: 9223372036854775807n });
+    expect(topLevelMemberText(tricky, 'x')).toBe('"\\\\\\""');
+    expect(topLevelMemberText('{"id":[1,{"id":2}], "z" : -3 }', 'z')).toBe('-3');
     // An exponent or fraction spelling is not an integer id.
     expect(rejected('{"method":"m","id":1e300}').code).toBe(INVALID_REQUEST);
     expect(rejected('{"method":"m","id":9223372036854775807.5}').code).toBe(INVALID_REQUEST);

@@ -43,7 +43,7 @@ export function threadHistoryHandlers(app: AppContext): Handlers {
   return {
     'thread/revert': async (params, ctx) => {
       const threadId = parseThreadId(params.threadId);
-      if (app.manager.index.get(threadId)?.archived === true) throw noRollout(threadId);
+      if (app.manager.index.isArchived(threadId) === true) throw noRollout(threadId);
       const records = await turnsOf(app, threadId);
       const at = records.findIndex((record) => record.info.id === params.beforeTurnId);
       if (at < 0) throw RpcError.invalidRequest(`turn ${params.beforeTurnId} not found in thread ${threadId}`);

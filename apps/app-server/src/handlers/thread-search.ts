@@ -6,8 +6,10 @@
  * a thread matches when its name or preview contains the term (case-insensitive), or else when
  * one of its user or agent messages does. Message search reads rollouts, so it is bounded: at most
  * `SCAN_FILES` files, `SCAN_BYTES` bytes in all and `SCAN_FILE_BYTES` per file, within
- * `SCAN_MS`; past a bound only names and previews are matched. The walk yields to the event loop
- * between files and index pages and stops when cancelled or when the connection closes.
+ * `SCAN_MS`; past a bound only names and previews are matched. Whether a rollout contains the
+ * term is decided on the index's worker thread (reading and lowercasing a file of megabytes would
+ * hold the event loop); only matching rollouts are replayed here. The walk yields to the event
+ * loop between files and index pages and stops when cancelled or when the connection closes.
  */
 import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
@@ -64,9 +66,13 @@ function termOf(searchTerm: string): string {
   return term;
 }
 
-/** The text around the first match of `lowerTerm` in `text` (case-insensitive), with the match's range in it; null when none. */
-export function snippetAround(text: string, lowerTerm: string, from = 0): { snippet: string; start: number; end: number; at: number } | null {
-  const at = text.toLowerCase().indexOf(lowerTerm, from);
+/**
+ * The text around the first match of `lowerTerm` in `text` (case-insensitive) at or after `from`,
+ * with the match's range in it; null when none. `lowerText` is `text.toLowerCase()`, passed by a
+ * caller that looks for every match so the text is lowercased once, not once per match.
+ */
+export function snippetAround(text: string, lowerTerm: string, from = 0, lowerText = text.toLowerCase()): { snippet: string; start: number; end: number; at: number } | null {
+  const at = lowerText.indexOf(lowerTerm, from);
   if (at < 0) return null;
   const begin = Math.max(0, at - SNIPPET_CONTEXT);
   const finish = Math.min(text.length, at + lowerTerm.length + SNIPPET_CONTEXT);
@@ -96,6 +102,22 @@ class ScanBudget {
 
 const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+/** True when the rollout's text contains the term, read on the index's worker (here if it is unavailable). */
+async function fileContains(app: AppContext, path: string, lowerTerm: string): Promise<boolean> {
+  try {
+    return await app.manager.index.reader.fileContains(path, lowerTerm);
+  } catch (e) {
+    if (!(e instanceof EngineError)) throw e;
+    if (e.code === 'index_timeout') return false;
+    if (e.code !== 'index_reader_unavailable') throw e;
+    try {
+      return (await readFile(path, 'utf8')).toLowerCase().includes(lowerTerm);
+    } catch {
+      return false;
+    }
+  }
+}
+
 /** The snippet of the first message of a stored thread that contains the term, within the budget. */
 async function messageSnippet(app: AppContext, summary: ThreadSummary, lowerTerm: string, budget: ScanBudget): Promise<string | null> {
   if (budget.isSpent || summary.path === '') return null;
@@ -108,14 +130,9 @@ async function messageSnippet(app: AppContext, summary: ThreadSummary, lowerTerm
   if (size > SCAN_FILE_BYTES || size > budget.bytes) return null;
   budget.files -= 1;
   budget.bytes -= size;
-  let raw: string;
-  try {
-    raw = await readFile(summary.path, 'utf8');
-  } catch {
-    return null;
-  }
-  // Most files do not contain the term at all: only those that do are replayed.
-  if (!raw.toLowerCase().includes(lowerTerm)) return null;
+  // Most files do not contain the term at all: only those that do are replayed. Reading and
+  // lowercasing up to SCAN_FILE_BYTES of text is done on the index's worker thread.
+  if (!(await fileContains(app, summary.path, lowerTerm))) return null;
   let turns: TurnRecord[];
   try {
     turns = (await app.manager.read(summary.id)).turns;
@@ -236,7 +253,9 @@ export function threadSearchHandlers(app: AppContext): Handlers {
       for (const turn of projectTurns(snapshot.turns)) {
         for (const item of turn.items) {
           const text = messageText(item);
-          for (let found = text === null ? null : snippetAround(text, lowerTerm); found !== null; found = snippetAround(text as string, lowerTerm, found.at + lowerTerm.length)) {
+          if (text === null) continue;
+          const lowerText = text.toLowerCase();
+          for (let found = snippetAround(text, lowerTerm, 0, lowerText); found !== null; found = snippetAround(text, lowerTerm, found.at + lowerTerm.length, lowerText)) {
             occurrences.push({
               turnId: turn.id,
               itemId: item.id,

@@ -69,10 +69,13 @@ function indexSortKey(sortKey: AppServer.ThreadListParams['sortKey']): IndexSort
   return sortKey === 'updated_at' || sortKey === 'recency_at' ? 'updated_at' : 'created_at';
 }
 
-/** One index page, with the list's filters. */
-function indexPage(app: AppContext, params: AppServer.ThreadListParams, sources: string[], limit: number, cursor: string | null) {
+/**
+ * One index page, with the list's filters. A page with a search term is read on the index's
+ * worker thread (a text search can take long); a plain page is a short indexed lookup.
+ */
+async function indexPage(app: AppContext, params: AppServer.ThreadListParams, sources: string[], limit: number, cursor: string | null) {
   try {
-    return app.manager.list({
+    return await app.manager.listAsync({
       limit,
       cursor,
       sortKey: indexSortKey(params.sortKey),
@@ -84,7 +87,7 @@ function indexPage(app: AppContext, params: AppServer.ThreadListParams, sources:
       ...(params.searchTerm ? { search: params.searchTerm } : {}),
     });
   } catch (e) {
-    if (e instanceof EngineError && e.code === 'invalid_cursor') throw RpcError.invalidRequest(e.message);
+    if (e instanceof EngineError && (e.code === 'invalid_cursor' || e.code === 'index_timeout')) throw RpcError.invalidRequest(e.message);
     throw e;
   }
 }
@@ -137,18 +140,18 @@ function memberPage(app: AppContext, params: AppServer.ThreadListParams, threadI
 }
 
 /** Index pages filtered by `keep`: each page asks for no more rows than are still wanted, so none is cut. */
-function filteredPage(app: AppContext, params: AppServer.ThreadListParams, sources: string[], limit: number, keep: Keep): { rows: ThreadSummary[]; nextCursor: string | null } {
+async function filteredPage(app: AppContext, params: AppServer.ThreadListParams, sources: string[], limit: number, keep: Keep): Promise<{ rows: ThreadSummary[]; nextCursor: string | null }> {
   const rows: ThreadSummary[] = [];
   let cursor = params.cursor ?? null;
   do {
-    const page = indexPage(app, params, sources, limit - rows.length, cursor);
+    const page = await indexPage(app, params, sources, limit - rows.length, cursor);
     rows.push(...page.threads.filter((t) => keep(t.id)));
     cursor = page.nextCursor;
   } while (cursor !== null && rows.length < limit);
   return { rows, nextCursor: cursor };
 }
 
-function listPage(app: AppContext, params: AppServer.ThreadListParams): AppServer.ThreadListResult {
+async function listPage(app: AppContext, params: AppServer.ThreadListParams): Promise<AppServer.ThreadListResult> {
   checkSearchTerm(params.searchTerm);
   if (params.sortKey === 'section_position' && typeof params.sectionId !== 'string') {
     throw RpcError.invalidRequest('sortKey section_position requires a sectionId');
@@ -163,9 +166,9 @@ function listPage(app: AppContext, params: AppServer.ThreadListParams): AppServe
     page = memberPage(app, params, members, sources, limit, keep);
   } else if (typeof params.projectId === 'string') {
     page = memberPage(app, params, app.manager.state.projects.members(params.projectId), sources, limit, keep);
-  } else if (keep !== null) page = filteredPage(app, params, sources, limit, keep);
+  } else if (keep !== null) page = await filteredPage(app, params, sources, limit, keep);
   else {
-    const indexed = indexPage(app, params, sources, limit, params.cursor ?? null);
+    const indexed = await indexPage(app, params, sources, limit, params.cursor ?? null);
     page = { rows: indexed.threads, nextCursor: indexed.nextCursor };
   }
   const data = page.rows.map((summary) => wireListed(app, summary));
@@ -188,7 +191,7 @@ export function threadStoreHandlers(app: AppContext): Handlers {
     'thread/list': (params) => listPage(app, params),
     'thread/archive': async (params, ctx) => {
       const threadId = parseThreadId(params.threadId);
-      if (app.manager.index.get(threadId)?.archived === true) throw noRollout(threadId);
+      if (app.manager.index.isArchived(threadId) === true) throw noRollout(threadId);
       if (app.manager.get(threadId)) {
         // Unload first, so the interrupted turn's last events precede `notLoaded`.
         await app.manager.unload(threadId);
@@ -200,7 +203,7 @@ export function threadStoreHandlers(app: AppContext): Handlers {
     },
     'thread/unarchive': async (params, ctx) => {
       const threadId = parseThreadId(params.threadId);
-      if (app.manager.index.get(threadId)?.archived !== true) {
+      if (app.manager.index.isArchived(threadId) !== true) {
         throw RpcError.invalidRequest(`no archived rollout found for thread id ${threadId}`);
       }
       const summary = await app.manager.unarchive(threadId);
@@ -211,7 +214,7 @@ export function threadStoreHandlers(app: AppContext): Handlers {
       const threadId = parseThreadId(params.threadId);
       const name = params.name.trim();
       if (name === '') throw RpcError.invalidRequest('thread name must not be empty');
-      if (app.manager.index.get(threadId)?.archived === true) throw noRollout(threadId);
+      if (app.manager.index.isArchived(threadId) === true) throw noRollout(threadId);
       const wasLoaded = app.manager.get(threadId) !== undefined;
       await app.manager.setName(threadId, name);
       // Naming a stored thread loads it in the engine; put it back the way it was.
@@ -221,7 +224,7 @@ export function threadStoreHandlers(app: AppContext): Handlers {
     },
     'thread/rollback': async (params) => {
       const threadId = parseThreadId(params.threadId);
-      if (app.manager.index.get(threadId)?.archived === true) throw noRollout(threadId);
+      if (app.manager.index.isArchived(threadId) === true) throw noRollout(threadId);
       const thread = await app.manager.rollback(threadId, params.numTurns);
       return { thread: wireLoadedThread(app, thread, projectTurns(thread.turns)) };
     },

@@ -46,7 +46,7 @@ function replayUsage(app: AppContext, thread: Thread, state: ConnectionState, la
 }
 
 function refuseArchived(app: AppContext, threadId: string): void {
-  if (app.manager.index.get(threadId)?.archived === true) throw noRollout(threadId);
+  if (app.manager.index.isArchived(threadId) === true) throw noRollout(threadId);
 }
 
 /** The handlers of this area. */

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { EngineError } from '../errors.js';
 import type { SqlValue } from './sqlite-driver.js';
-import type { ThreadRow } from './thread-index-schema.js';
+import { SEARCHED_NAME_CHARS, type ThreadRow } from './thread-index-schema.js';
 
 /** Which timestamp orders a listing. */
 export type ThreadSortKey = 'created_at' | 'updated_at';
@@ -27,7 +27,7 @@ export interface ThreadListOptions {
   cwd?: string | string[];
   modelProviders?: string[];
   sources?: string[];
-  /** Case-insensitive substring of the preview or the name. */
+  /** Case-insensitive substring of the preview or of the name's first `SEARCHED_NAME_CHARS` characters. */
   search?: string;
 }
 
@@ -98,7 +98,7 @@ function searchCondition(term: string, where: string[], params: SqlValue[]): voi
     params.push(`"${term.replace(/"/g, '""')}"`);
   } else {
     const pattern = `%${escapeLike(term)}%`;
-    where.push("(preview LIKE ? ESCAPE '\\' OR coalesce(name, '') LIKE ? ESCAPE '\\')");
+    where.push(`(preview LIKE ? ESCAPE '\\' OR substr(coalesce(name, ''), 1, ${SEARCHED_NAME_CHARS}) LIKE ? ESCAPE '\\')`);
     params.push(pattern, pattern);
   }
 }

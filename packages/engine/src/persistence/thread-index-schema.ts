@@ -8,7 +8,14 @@ import { z } from 'zod';
 import type { SqlDatabase } from './sqlite-driver.js';
 
 /** Bump when the DDL changes; an index with another version is deleted and rebuilt from the rollouts. */
-export const THREAD_INDEX_SCHEMA_VERSION = 1;
+export const THREAD_INDEX_SCHEMA_VERSION = 2;
+
+/**
+ * Characters of a name the search table holds. Trigram-indexing a name of megabytes is seconds
+ * of synchronous SQLite on every rename; a search term (at most 1024 characters) is matched
+ * against a name's first 4096 characters (and previews are at most 200).
+ */
+export const SEARCHED_NAME_CHARS = 4096;
 
 /** File name of the index inside the home directory. */
 export const THREAD_INDEX_FILE = 'state.sqlite';
@@ -67,12 +74,12 @@ CREATE VIRTUAL TABLE IF NOT EXISTS threads_fts USING fts5(preview, name, tokeniz
 
 const FTS_TRIGGERS_SQL = `
 CREATE TRIGGER IF NOT EXISTS threads_fts_insert AFTER INSERT ON threads BEGIN
-  INSERT INTO threads_fts(rowid, preview, name) VALUES (new.rowid, new.preview, coalesce(new.name, ''));
+  INSERT INTO threads_fts(rowid, preview, name) VALUES (new.rowid, new.preview, substr(coalesce(new.name, ''), 1, ${SEARCHED_NAME_CHARS}));
 END;
 CREATE TRIGGER IF NOT EXISTS threads_fts_update AFTER UPDATE OF preview, name ON threads
 WHEN old.preview IS NOT new.preview OR old.name IS NOT new.name BEGIN
   DELETE FROM threads_fts WHERE rowid = old.rowid;
-  INSERT INTO threads_fts(rowid, preview, name) VALUES (new.rowid, new.preview, coalesce(new.name, ''));
+  INSERT INTO threads_fts(rowid, preview, name) VALUES (new.rowid, new.preview, substr(coalesce(new.name, ''), 1, ${SEARCHED_NAME_CHARS}));
 END;
 CREATE TRIGGER IF NOT EXISTS threads_fts_delete AFTER DELETE ON threads BEGIN
   DELETE FROM threads_fts WHERE rowid = old.rowid;
@@ -115,6 +122,6 @@ DROP TABLE IF EXISTS threads_fts;
 /** Recreates the search table from the threads table in one statement, then its triggers. */
 export function restoreSearch(db: SqlDatabase): void {
   db.exec(`${FTS_TABLE_SQL}
-INSERT INTO threads_fts(rowid, preview, name) SELECT rowid, preview, coalesce(name, '') FROM threads;
+INSERT INTO threads_fts(rowid, preview, name) SELECT rowid, preview, substr(coalesce(name, ''), 1, ${SEARCHED_NAME_CHARS}) FROM threads;
 ${FTS_TRIGGERS_SQL}`);
 }

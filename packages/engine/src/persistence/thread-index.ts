@@ -20,10 +20,12 @@ import {
   THREAD_INDEX_SCHEMA_VERSION,
   type ThreadRow,
 } from './thread-index-schema.js';
-import { buildListQuery, encodeCursor, ROW_COLUMNS, toThreadRow, type RawThreadRow, type ThreadListOptions, type ThreadListPage } from './thread-index-query.js';
+import { buildListQuery, encodeCursor, ROW_COLUMNS, toThreadRow, type ListQuery, type RawThreadRow, type ThreadListOptions, type ThreadListPage } from './thread-index-query.js';
+import { IndexReaderUnavailableError, ThreadIndexReader } from './thread-index-reader.js';
 
 export { InvalidCursorError, type ThreadListOptions, type ThreadListPage, type ThreadSortDirection, type ThreadSortKey } from './thread-index-query.js';
 export { ThreadRowSchema, type ThreadRow } from './thread-index-schema.js';
+export { IndexJobTimeoutError, IndexQueryError, INDEX_JOB_TIMEOUT_MS } from './thread-index-reader.js';
 
 /** Another name for `ThreadListOptions` (the Codex name of the list request). */
 export type ThreadListParams = ThreadListOptions;
@@ -138,6 +140,8 @@ function openConfigured(file: string): SqlDatabase {
 export class ThreadIndex {
   readonly #db: SqlDatabase;
   readonly #statements = new Map<string, SqlStatement>();
+  /** Text searches and rollout scans, on a worker thread (see `thread-index-reader.ts`). */
+  readonly reader: ThreadIndexReader;
 
   private constructor(
     db: SqlDatabase,
@@ -147,6 +151,7 @@ export class ThreadIndex {
     readonly openOutcome: ThreadIndexOpenOutcome,
   ) {
     this.#db = db;
+    this.reader = new ThreadIndexReader(path);
   }
 
   /** The schema version this code writes. */
@@ -218,6 +223,15 @@ export class ThreadIndex {
     return raw ? toThreadRow(raw) : null;
   }
 
+  /**
+   * Whether a thread is archived, or null when it is not indexed. Reads one column, not the row
+   * (whose name and preview can be large), for the many callers that only need this.
+   */
+  isArchived(id: string): boolean | null {
+    const raw = this.#stmt('SELECT archived FROM threads WHERE id = ?').get(id) as { archived: number } | undefined;
+    return raw ? raw.archived !== 0 : null;
+  }
+
   /** Forgets a thread (its rollout was deleted). Returns false when it was not indexed. */
   remove(id: string): boolean {
     return this.#stmt('DELETE FROM threads WHERE id = ?').run(id).changes > 0;
@@ -248,11 +262,26 @@ export class ThreadIndex {
   /** One page of threads, newest first by default. Throws `InvalidCursorError` for a bad cursor. */
   list(options: ThreadListOptions = {}): ThreadListPage {
     const query = buildListQuery(options);
-    const raws = this.#stmt(query.sql).all(...query.params) as RawThreadRow[];
-    const hasMore = raws.length > query.limit;
-    const rows = (hasMore ? raws.slice(0, query.limit) : raws).map(toThreadRow);
-    const last = rows[rows.length - 1];
-    return { rows, nextCursor: hasMore && last ? encodeCursor(query.sortKey, query.direction, last) : null };
+    return pageOf(query, this.#stmt(query.sql).all(...query.params) as RawThreadRow[]);
+  }
+
+  /**
+   * `list`, with a text search (`options.search`) run on the reader's worker thread, so a long
+   * search never holds the event loop; a listing without one is a short indexed lookup and runs
+   * here. Should the worker be unavailable, the query runs here. Rejects with
+   * `IndexJobTimeoutError` when the search ran too long, `InvalidCursorError` for a bad cursor.
+   */
+  async listAsync(options: ThreadListOptions = {}): Promise<ThreadListPage> {
+    if ((options.search?.trim() ?? '') === '') return this.list(options);
+    const query = buildListQuery(options);
+    let raws: RawThreadRow[];
+    try {
+      raws = (await this.reader.all(query.sql, query.params)) as RawThreadRow[];
+    } catch (error) {
+      if (!(error instanceof IndexReaderUnavailableError) || !this.#db.open) throw error;
+      raws = this.#stmt(query.sql).all(...query.params) as RawThreadRow[];
+    }
+    return pageOf(query, raws);
   }
 
   /** Number of indexed threads (live and archived). */
@@ -349,11 +378,20 @@ export class ThreadIndex {
     this.#stmt('INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(DIR_STAMPS_KEY, JSON.stringify(value));
   }
 
-  /** Closes the database. */
+  /** Closes the database (and stops the reader's worker). */
   close(): void {
+    this.reader.close();
     this.#statements.clear();
     if (this.#db.open) this.#db.close();
   }
+}
+
+/** A page from a list query's rows (one more than the limit when more exist). */
+function pageOf(query: ListQuery, raws: RawThreadRow[]): ThreadListPage {
+  const hasMore = raws.length > query.limit;
+  const rows = (hasMore ? raws.slice(0, query.limit) : raws).map(toThreadRow);
+  const last = rows[rows.length - 1];
+  return { rows, nextCursor: hasMore && last ? encodeCursor(query.sortKey, query.direction, last) : null };
 }
 
 function rowParams(row: ThreadRow): SqlValue[] {

@@ -207,6 +207,12 @@ export class ThreadManager {
     return { threads: page.rows.map((row) => ({ ...row })), nextCursor: page.nextCursor };
   }
 
+  /** `list`, with a text search (`params.search`) run off the main thread (`ThreadIndex.listAsync`). */
+  async listAsync(params: ThreadListParams): Promise<{ threads: ThreadSummary[]; nextCursor: string | null }> {
+    const page = await this.index.listAsync(params);
+    return { threads: page.rows, nextCursor: page.nextCursor };
+  }
+
   /** Sets (or clears) a thread's name. */
   async setName(threadId: string, name: string | null): Promise<void> {
     const thread = await this.resume(threadId);
@@ -419,7 +425,7 @@ export class ThreadManager {
       source: thread.meta.source,
       preview: thread.preview,
       name: thread.name,
-      archived: this.index.get(thread.id)?.archived ?? false,
+      archived: this.index.isArchived(thread.id) ?? false,
       path: thread.path ?? '',
       forkedFromId: thread.meta.forkedFromId,
       ...(thread.meta.ephemeral === true ? { ephemeral: true } : {}),

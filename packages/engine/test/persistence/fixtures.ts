@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import { rolloutLine, type RolloutLine, type SessionMetaPayload } from '../../src/persistence/rollout-line.js';
+import type { ThreadRow } from '../../src/persistence/thread-index.js';
 
 /** Creates a temp home; remove it with `removeHome`. */
 export async function makeHome(): Promise<string> {
@@ -48,4 +49,24 @@ export function turnLines(turnId: string, userText: string, atMs: number): Rollo
       atMs + 10,
     ),
   ];
+}
+
+/** A thread index row with test defaults (`thread number n`, created at 1000 + n). */
+export function indexRow(n: number, overrides: Partial<ThreadRow> = {}): ThreadRow {
+  const id = `0000-${String(n).padStart(4, '0')}`;
+  return {
+    id,
+    createdAtMs: 1_000 + n,
+    updatedAtMs: 5_000 + n,
+    cwd: '/a',
+    modelProvider: 'openai',
+    model: 'gpt-5',
+    source: 'vscode',
+    preview: `thread number ${n}`,
+    name: null,
+    archived: false,
+    path: `/home/sessions/rollout-${id}.jsonl`,
+    forkedFromId: null,
+    ...overrides,
+  };
 }

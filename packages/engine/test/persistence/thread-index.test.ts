@@ -2,8 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidCursorError, ThreadIndex, type ThreadListOptions, type ThreadRow } from '../../src/persistence/thread-index.js';
-import { makeHome, removeHome } from './fixtures.js';
+import { InvalidCursorError, ThreadIndex, type ThreadListOptions } from '../../src/persistence/thread-index.js';
+import { indexRow, makeHome, removeHome } from './fixtures.js';
 
 let home: string;
 let index: ThreadIndex;
@@ -16,24 +16,7 @@ afterEach(async () => {
   await removeHome(home);
 });
 
-function row(n: number, overrides: Partial<ThreadRow> = {}): ThreadRow {
-  const id = `0000-${String(n).padStart(4, '0')}`;
-  return {
-    id,
-    createdAtMs: 1_000 + n,
-    updatedAtMs: 5_000 + n,
-    cwd: '/a',
-    modelProvider: 'openai',
-    model: 'gpt-5',
-    source: 'vscode',
-    preview: `thread number ${n}`,
-    name: null,
-    archived: false,
-    path: `/home/sessions/rollout-${id}.jsonl`,
-    forkedFromId: null,
-    ...overrides,
-  };
-}
+const row = indexRow;
 
 function walk(options: ThreadListOptions): string[][] {
   const pages: string[][] = [];
@@ -154,6 +137,14 @@ describe('ThreadIndex row updates', () => {
     expect(index.touch('missing', 1)).toBe(false);
   });
 
+  it('searches the first 4096 characters of a name (a name of megabytes is not indexed whole)', () => {
+    index.upsert(row(1, { name: `${'n'.repeat(4000)}early bird${'n'.repeat(10_000)}late owl` }));
+    for (const search of ['early bird', 'EARLY', 'ea']) expect(index.list({ search }).rows.map((r) => r.id)).toEqual([row(1).id]);
+    for (const search of ['late owl', 'ow']) expect(index.list({ search }).rows).toEqual([]);
+    // The name itself is kept whole.
+    expect(index.get(row(1).id)?.name).toHaveLength(14_018);
+  });
+
   it('cuts previews to 200 characters', () => {
     index.upsert(row(1, { preview: 'é'.repeat(500) }));
     expect(index.get(row(1).id)?.preview).toBe('é'.repeat(200));
@@ -169,7 +160,7 @@ describe('ThreadIndex row updates', () => {
   });
 
   it('reports its schema version and keeps its file private', () => {
-    expect(index.schemaVersion).toBe(1);
+    expect(index.schemaVersion).toBe(2);
     expect(index.openOutcome).toBe('created');
     expect(index.path).toBe(path.join(home, 'state.sqlite'));
     expect(fs.statSync(index.path).mode & 0o777).toBe(0o600);

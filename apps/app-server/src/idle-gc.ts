@@ -1,0 +1,90 @@
+/**
+ * Memory back after a burst (docs/app-server.md "Limits"). After a flood of large frames V8
+ * keeps the heap it grew to (a young generation grown to its maximum, old-space pages kept for
+ * reuse) and only a full collection gives those pages back, which an idle process never runs:
+ * measured, the resident size stayed at about 1.9x the start for minutes after a fuzz, with
+ * under 25 MiB of live objects. So once the process has been idle for a while after its resident
+ * size grew by {@link GROWTH_BYTES}, it runs a full collection ({@link COLLECT_TICKS}). Idle means
+ * the event loop was busy for under {@link IDLE_UTILIZATION} of a tick of {@link IDLE_TICK_MS}; a
+ * client request that arrives during the collection waits for it (tens of
+ * milliseconds on a heap of this size), which is why it only runs when nobody is asking. The
+ * decision is a pure function of the samples (`IdleGc.tick`), so it is tested without timers.
+ */
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+
+/** How often the loop is sampled. */
+export const IDLE_TICK_MS = 500;
+/**
+ * The idle ticks (counted from the last busy one) at which a grown process collects: twice,
+ * because V8 shrinks its young generation only once the allocation rate it measured between
+ * collections is low, which the first collection after a burst does not see yet.
+ */
+export const COLLECT_TICKS: readonly number[] = [1, 2, 3];
+/** The idle tick at which the resident size is taken as the new base. */
+const SETTLED_TICK = 10;
+/** Loop utilization under which a tick counts as idle. */
+export const IDLE_UTILIZATION = 0.05;
+/** Growth of the resident size over the idle base that calls for collections. */
+export const GROWTH_BYTES = 16 * 1024 * 1024;
+
+/** One sample of the process. */
+export interface IdleSample {
+  /** Event-loop utilization over the tick, 0..1. */
+  utilization: number;
+  /** Resident set size, bytes. */
+  rss: number;
+}
+
+/** The decision logic; see the module comment. */
+export class IdleGc {
+  #idleTicks = 0;
+  /** Resident size the process settles at when idle; null until the first sample. */
+  #baseline: number | null = null;
+
+  constructor(private readonly collect: () => void) {}
+
+  /** Takes one sample; returns true when it ran a collection. */
+  tick(sample: IdleSample): boolean {
+    this.#baseline ??= sample.rss;
+    this.#idleTicks = sample.utilization < IDLE_UTILIZATION ? this.#idleTicks + 1 : 0;
+    // Once the collections of this idle period are done, the size it settled at is the new base.
+    if (this.#idleTicks === SETTLED_TICK) this.#baseline = sample.rss;
+    if (!COLLECT_TICKS.includes(this.#idleTicks) || sample.rss - this.#baseline < GROWTH_BYTES) return false;
+    this.collect();
+    return true;
+  }
+}
+
+/**
+ * The full collection V8 runs for `--expose-gc`, without that flag on the command line (the
+ * server is started by `node` with no flags): the flag is set at run time and the function read
+ * from a fresh context, where V8 installs it. Null when that does not work.
+ */
+export function fullCollection(): (() => void) | null {
+  const existing = (globalThis as { gc?: unknown }).gc;
+  if (typeof existing === 'function') return () => void existing();
+  try {
+    v8.setFlagsFromString('--expose-gc');
+    const gc: unknown = vm.runInNewContext('gc');
+    return typeof gc === 'function' ? () => void gc() : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Starts sampling (an unref'd timer); returns the stop function. The collector is found on first use. */
+export function startIdleGc(): () => void {
+  let collect: (() => void) | null | undefined;
+  const gc = new IdleGc(() => (collect = collect === undefined ? fullCollection() : collect)?.());
+  let last: EventLoopUtilization = performance.eventLoopUtilization();
+  const timer = setInterval(() => {
+    const now = performance.eventLoopUtilization();
+    const { utilization } = performance.eventLoopUtilization(now, last);
+    last = now;
+    gc.tick({ utilization, rss: process.memoryUsage.rss() });
+  }, IDLE_TICK_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
