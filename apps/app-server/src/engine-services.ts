@@ -31,6 +31,7 @@ import { threadSearchHandlers } from './handlers/thread-search.js';
 import { readStateHandlers } from './handlers/read-state.js';
 import { sectionHandlers } from './handlers/sections.js';
 import { projectHandlers } from './handlers/projects.js';
+import { attachmentHandlers } from './handlers/attachments.js';
 import { threadStoreHandlers } from './handlers/thread-store.js';
 import { threadHandlers } from './handlers/thread.js';
 import { turnHandlers } from './handlers/turn.js';
@@ -112,6 +113,7 @@ export async function openEngineServices(options: EngineServicesOptions): Promis
     ...readStateHandlers(app),
     ...sectionHandlers(app),
     ...projectHandlers(app),
+    ...attachmentHandlers(app),
   };
   const stopFollowing = followThreadState(app);
   return {

@@ -48,6 +48,8 @@ export {
   ThreadSearchResultEntrySchema, ThreadSearchResultSchema, ThreadSearchOccurrenceSchema, ThreadSectionSchema,
   ThreadReadStateUpdateParamsSchema, ThreadSectionUpdateParamsSchema,
 } from './thread-0171.js';
+export { ThreadAttachmentSchema, ThreadAttachmentAddParamsSchema } from './thread-attachment.js';
+export type { ThreadAttachment } from './thread-attachment.js';
 export { ThreadUnreadPositionSchema, ThreadReadStateSchema } from './thread-read-state.js';
 export {
   ProjectRootSchema, ProjectSchema, ProjectSortKeySchema, ProjectListParamsSchema, ProjectCreateParamsSchema,

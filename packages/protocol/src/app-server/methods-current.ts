@@ -57,6 +57,16 @@ import {
 } from './project.js';
 import { ThreadIdParamsSchema } from './thread.js';
 import {
+  ThreadAttachmentAddParamsSchema,
+  ThreadAttachmentAddResultSchema,
+  ThreadAttachmentListParamsSchema,
+  ThreadAttachmentListResultSchema,
+  ThreadAttachmentOwnerListParamsSchema,
+  ThreadAttachmentOwnerListResultSchema,
+  ThreadAttachmentRemoveParamsSchema,
+  ThreadAttachmentUpdatedNotificationSchema,
+} from './thread-attachment.js';
+import {
   QueuedSubmissionResultSchema,
   ThreadIdOnlyNotificationSchema,
   ThreadItemsListParamsSchema,
@@ -112,6 +122,10 @@ export const currentClientRequests = {
   'thread/queue/delete': request(ThreadQueueDeleteParamsSchema, ThreadQueueDeleteResultSchema, { wholeMethod: true }),
   'thread/queue/reorder': request(ThreadQueueReorderParamsSchema, EmptyResultSchema, { wholeMethod: true }),
   'thread/queue/start': request(ThreadQueueStartParamsSchema, ThreadQueueStartResultSchema, { wholeMethod: true }),
+  'thread/attachment/add': request(ThreadAttachmentAddParamsSchema, ThreadAttachmentAddResultSchema),
+  'thread/attachment/list': request(ThreadAttachmentListParamsSchema, ThreadAttachmentListResultSchema),
+  'thread/attachmentOwner/list': request(ThreadAttachmentOwnerListParamsSchema, ThreadAttachmentOwnerListResultSchema),
+  'thread/attachment/remove': request(ThreadAttachmentRemoveParamsSchema, EmptyResultSchema),
   'thread/section/move': request(ThreadSectionMoveParamsSchema, EmptyResultSchema),
   'thread/settings/update': request(ThreadSettingsUpdateParamsSchema, EmptyResultSchema, { wholeMethod: true }),
   'thread/backgroundTerminals/list': request(ThreadBackgroundTerminalsListParamsSchema, ThreadBackgroundTerminalsListResultSchema, {
@@ -171,6 +185,7 @@ export const currentServerNotifications = {
   'thread/deleted': notification(ThreadIdOnlyNotificationSchema, 'all'),
   'thread/reverted': notification(ThreadIdOnlyNotificationSchema, 'subscribers'),
   'thread/section/changed': notification(ThreadSectionChangedNotificationSchema, 'all'),
+  'thread/attachment/updated': notification(ThreadAttachmentUpdatedNotificationSchema, 'all'),
   'thread/queue/changed': notification(ThreadIdOnlyNotificationSchema, 'subscribers'),
   'project/changed': notification(ProjectChangedNotificationSchema, 'all'),
   'thread/project/updated': notification(ThreadProjectUpdatedNotificationSchema, 'all'),

@@ -55,10 +55,6 @@ export const CURRENT_UNSERVED = {
     'thread/sample': MODEL_SIDE,
     'thread/sample/cancel': MODEL_SIDE,
     'thread/prediction/request': MODEL_SIDE,
-    'thread/attachment/add': NOT_BUILT,
-    'thread/attachment/list': NOT_BUILT,
-    'thread/attachmentOwner/list': NOT_BUILT,
-    'thread/attachment/remove': NOT_BUILT,
     'thread/memory/read': NO_MEMORY,
     'memory/status': NO_MEMORY,
     'rollout/compress': NOT_BUILT,
@@ -92,7 +88,6 @@ export const CURRENT_UNSERVED = {
     'externalAgentConfig/import/readHistories': 'lands with externalAgentConfig/detect|import; not built yet',
   },
   serverNotifications: {
-    'thread/attachment/updated': NOT_BUILT,
     'thread/prediction/updated': MODEL_SIDE,
     'thread/environment/connected': ENVIRONMENTS,
     'thread/environment/disconnected': ENVIRONMENTS,
