@@ -48,6 +48,8 @@ export {
   ThreadSearchResultEntrySchema, ThreadSearchResultSchema, ThreadSearchOccurrenceSchema, ThreadSectionSchema,
   ThreadReadStateUpdateParamsSchema, ThreadSectionUpdateParamsSchema,
 } from './thread-0171.js';
+export { ThreadTimelineEntrySchema } from './thread-timeline.js';
+export type { ThreadTimelineEntry } from './thread-timeline.js';
 export { ThreadAttachmentSchema, ThreadAttachmentAddParamsSchema } from './thread-attachment.js';
 export type { ThreadAttachment } from './thread-attachment.js';
 export { ThreadUnreadPositionSchema, ThreadReadStateSchema } from './thread-read-state.js';

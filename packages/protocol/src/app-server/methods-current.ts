@@ -66,6 +66,7 @@ import {
   ThreadAttachmentRemoveParamsSchema,
   ThreadAttachmentUpdatedNotificationSchema,
 } from './thread-attachment.js';
+import { ThreadTimelineListParamsSchema, ThreadTimelineListResultSchema } from './thread-timeline.js';
 import {
   QueuedSubmissionResultSchema,
   ThreadIdOnlyNotificationSchema,
@@ -158,6 +159,7 @@ export const currentClientRequests = {
   'thread/items/read': request(ThreadItemsReadParamsSchema, ThreadItemsReadResultSchema, { wholeMethod: true }),
   'plugin/installed': request(PluginInstalledParamsSchema, PluginInstalledResultSchema),
   'app/installed': request(AppsInstalledParamsSchema, AppsInstalledResultSchema),
+  'thread/timeline/list': request(ThreadTimelineListParamsSchema, ThreadTimelineListResultSchema, { wholeMethod: true }),
   'thread/realtime/list': request(ThreadRealtimeListParamsSchema, ThreadRealtimeListResultSchema, { wholeMethod: true }),
   'account/gatewayOAuth/read': requestWithoutParams(GatewayOAuthReadResultSchema),
   'account/gatewayOAuth/cancel': requestWithoutParams(EmptyResultSchema),

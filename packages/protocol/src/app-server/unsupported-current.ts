@@ -67,7 +67,6 @@ export const CURRENT_UNSERVED = {
     'app/read': CHATGPT,
     'turn/settings/update': 'changing a running turn’s settings is not part of Deputy’s turn engine; thread/settings/update applies to the next turn',
     'thread/realtime/appendSpeech': REALTIME,
-    'thread/timeline/list': NOT_BUILT,
     'account/gatewayOAuth/login': CLOUD_ACCOUNT,
     'remoteControl/enable': REMOTE_CONTROL,
     'remoteControl/pairing/start': REMOTE_CONTROL,
