@@ -32,6 +32,7 @@ import { readStateHandlers } from './handlers/read-state.js';
 import { sectionHandlers } from './handlers/sections.js';
 import { projectHandlers } from './handlers/projects.js';
 import { attachmentHandlers } from './handlers/attachments.js';
+import { serverLocalHandlers } from './handlers/server-local.js';
 import { threadStoreHandlers } from './handlers/thread-store.js';
 import { threadHandlers } from './handlers/thread.js';
 import { turnHandlers } from './handlers/turn.js';
@@ -114,6 +115,7 @@ export async function openEngineServices(options: EngineServicesOptions): Promis
     ...sectionHandlers(app),
     ...projectHandlers(app),
     ...attachmentHandlers(app),
+    ...serverLocalHandlers(app),
   };
   const stopFollowing = followThreadState(app);
   return {

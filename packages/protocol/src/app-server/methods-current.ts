@@ -66,6 +66,13 @@ import {
   ThreadAttachmentRemoveParamsSchema,
   ThreadAttachmentUpdatedNotificationSchema,
 } from './thread-attachment.js';
+import {
+  FeedbackSaveParamsSchema,
+  FeedbackSaveResultSchema,
+  ServerDiagnosticsParamsSchema,
+  ServerDiagnosticsResultSchema,
+  SkillsExtraRootsSetParamsSchema,
+} from './server-local.js';
 import { ThreadTimelineListParamsSchema, ThreadTimelineListResultSchema } from './thread-timeline.js';
 import {
   QueuedSubmissionResultSchema,
@@ -113,6 +120,7 @@ import {
 
 /** Client requests only current clients send. */
 export const currentClientRequests = {
+  'server/diagnostics': request(ServerDiagnosticsParamsSchema, ServerDiagnosticsResultSchema, { wholeMethod: true }),
   'userVerification/status': request(AnyObjectParamsSchema, UserVerificationStatusResultSchema, { wholeMethod: true }),
   'userVerification/delete': request(AnyObjectParamsSchema, EmptyResultSchema, { wholeMethod: true }),
   'userVerification/cancel': request(UserVerificationCancelParamsSchema, EmptyResultSchema, { wholeMethod: true }),
@@ -129,6 +137,7 @@ export const currentClientRequests = {
   'thread/attachment/remove': request(ThreadAttachmentRemoveParamsSchema, EmptyResultSchema),
   'thread/section/move': request(ThreadSectionMoveParamsSchema, EmptyResultSchema),
   'thread/settings/update': request(ThreadSettingsUpdateParamsSchema, EmptyResultSchema, { wholeMethod: true }),
+  'rollout/compress': requestWithoutParams(EmptyResultSchema, { wholeMethod: true }),
   'thread/backgroundTerminals/list': request(ThreadBackgroundTerminalsListParamsSchema, ThreadBackgroundTerminalsListResultSchema, {
     wholeMethod: true,
   }),
@@ -157,6 +166,7 @@ export const currentClientRequests = {
   'thread/readState/update': request(ThreadReadStateUpdateParamsSchema, ThreadReadStateUpdateResultSchema, { wholeMethod: true }),
   'thread/items/list': request(ThreadItemsListParamsSchema, ThreadItemsListResultSchema),
   'thread/items/read': request(ThreadItemsReadParamsSchema, ThreadItemsReadResultSchema, { wholeMethod: true }),
+  'skills/extraRoots/set': request(SkillsExtraRootsSetParamsSchema, EmptyResultSchema),
   'plugin/installed': request(PluginInstalledParamsSchema, PluginInstalledResultSchema),
   'app/installed': request(AppsInstalledParamsSchema, AppsInstalledResultSchema),
   'thread/timeline/list': request(ThreadTimelineListParamsSchema, ThreadTimelineListResultSchema, { wholeMethod: true }),
@@ -179,6 +189,7 @@ export const currentClientRequests = {
   'account/securitySetup/read': requestWithoutParams(AccountSecuritySetupReadResultSchema),
   'account/usage/read': requestWithoutParams(AccountUsageReadResultSchema),
   'account/workspaceMessages/read': requestWithoutParams(AccountWorkspaceMessagesReadResultSchema),
+  'feedback/save': request(FeedbackSaveParamsSchema, FeedbackSaveResultSchema),
 } as const satisfies Readonly<Record<string, ClientRequestSpec>>;
 
 /** Server notifications only current clients know (sent only to current connections). */

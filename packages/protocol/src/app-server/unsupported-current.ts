@@ -44,12 +44,10 @@ const REALTIME = 'voice/realtime sessions need the OpenAI Realtime API; out of s
 const MODEL_SIDE = 'needs a model-side feature Deputy lacks (prediction, guardian reviewer, side sampling, plan mode)';
 const ENVIRONMENTS = 'remote exec-server environments; Deputy runs everything in one local environment';
 const NO_MEMORY = 'Deputy has no memory-consolidation pipeline';
-const NOT_BUILT = 'local, not built yet';
 
 /** 0.171-only methods we do not serve, each with the reason. */
 export const CURRENT_UNSERVED = {
   clientRequests: {
-    'server/diagnostics': NOT_BUILT,
     'userVerification/enroll': USER_VERIFICATION,
     'userVerification/verify': USER_VERIFICATION,
     'thread/sample': MODEL_SIDE,
@@ -57,10 +55,8 @@ export const CURRENT_UNSERVED = {
     'thread/prediction/request': MODEL_SIDE,
     'thread/memory/read': NO_MEMORY,
     'memory/status': NO_MEMORY,
-    'rollout/compress': NOT_BUILT,
     'thread/guardianReview': MODEL_SIDE,
     'thread/prepareApprovedPlan': MODEL_SIDE,
-    'skills/extraRoots/set': NOT_BUILT,
     'plugin/search': 'Deputy has no plugin marketplaces yet',
     'plugin/reconcile': 'Deputy has no plugin marketplaces yet',
     'plugin/share/checkout': CHATGPT,
@@ -82,7 +78,6 @@ export const CURRENT_UNSERVED = {
     'account/gcp/setup': CLOUD_ACCOUNT,
     'accountSession/switch': CHATGPT,
     'account/rateLimitResetCredit/consume': CHATGPT,
-    'feedback/save': NOT_BUILT,
     'externalAgentConfig/import/recordHistory': 'lands with externalAgentConfig/detect|import; not built yet',
     'externalAgentConfig/import/readHistories': 'lands with externalAgentConfig/detect|import; not built yet',
   },

@@ -67,6 +67,7 @@ describe('params strictness', () => {
       'account/rateLimits/read',
       'configRequirements/read',
       // 0.171: defined without params, or with params that may be absent.
+      'rollout/compress',
       'account/gatewayOAuth/read',
       'account/gatewayOAuth/cancel',
       'remoteControl/disable',
