@@ -33,6 +33,7 @@ import { sectionHandlers } from './handlers/sections.js';
 import { projectHandlers } from './handlers/projects.js';
 import { attachmentHandlers } from './handlers/attachments.js';
 import { serverLocalHandlers } from './handlers/server-local.js';
+import { importHistoryHandlers } from './handlers/import-history.js';
 import { threadStoreHandlers } from './handlers/thread-store.js';
 import { threadHandlers } from './handlers/thread.js';
 import { turnHandlers } from './handlers/turn.js';
@@ -116,6 +117,7 @@ export async function openEngineServices(options: EngineServicesOptions): Promis
     ...projectHandlers(app),
     ...attachmentHandlers(app),
     ...serverLocalHandlers(app),
+    ...importHistoryHandlers(app),
   };
   const stopFollowing = followThreadState(app);
   return {

@@ -48,6 +48,8 @@ export {
   ThreadSearchResultEntrySchema, ThreadSearchResultSchema, ThreadSearchOccurrenceSchema, ThreadSectionSchema,
   ThreadReadStateUpdateParamsSchema, ThreadSectionUpdateParamsSchema,
 } from './thread-0171.js';
+export { ExternalAgentConfigImportHistoryRecordParamsSchema, ExternalAgentConfigImportHistorySchema } from './external-agent-import.js';
+export type { ExternalAgentConfigImportHistoryRecordParams, ExternalAgentConfigImportHistory } from './external-agent-import.js';
 export { FeedbackSaveParamsSchema } from './server-local.js';
 export type { FeedbackSaveParams } from './server-local.js';
 export { ThreadTimelineEntrySchema } from './thread-timeline.js';

@@ -67,6 +67,11 @@ import {
   ThreadAttachmentUpdatedNotificationSchema,
 } from './thread-attachment.js';
 import {
+  ExternalAgentConfigImportHistoriesReadResultSchema,
+  ExternalAgentConfigImportHistoryRecordParamsSchema,
+  ExternalAgentConfigImportHistoryRecordResultSchema,
+} from './external-agent-import.js';
+import {
   FeedbackSaveParamsSchema,
   FeedbackSaveResultSchema,
   ServerDiagnosticsParamsSchema,
@@ -190,6 +195,8 @@ export const currentClientRequests = {
   'account/usage/read': requestWithoutParams(AccountUsageReadResultSchema),
   'account/workspaceMessages/read': requestWithoutParams(AccountWorkspaceMessagesReadResultSchema),
   'feedback/save': request(FeedbackSaveParamsSchema, FeedbackSaveResultSchema),
+  'externalAgentConfig/import/recordHistory': request(ExternalAgentConfigImportHistoryRecordParamsSchema, ExternalAgentConfigImportHistoryRecordResultSchema),
+  'externalAgentConfig/import/readHistories': requestWithoutParams(ExternalAgentConfigImportHistoriesReadResultSchema),
 } as const satisfies Readonly<Record<string, ClientRequestSpec>>;
 
 /** Server notifications only current clients know (sent only to current connections). */

@@ -78,8 +78,6 @@ export const CURRENT_UNSERVED = {
     'account/gcp/setup': CLOUD_ACCOUNT,
     'accountSession/switch': CHATGPT,
     'account/rateLimitResetCredit/consume': CHATGPT,
-    'externalAgentConfig/import/recordHistory': 'lands with externalAgentConfig/detect|import; not built yet',
-    'externalAgentConfig/import/readHistories': 'lands with externalAgentConfig/detect|import; not built yet',
   },
   serverNotifications: {
     'thread/prediction/updated': MODEL_SIDE,
@@ -88,7 +86,7 @@ export const CURRENT_UNSERVED = {
     'autoApprovalReview/strictReviewRequired': 'produced by the guardian auto-reviewer, which Deputy lacks',
     'mcpServer/event/stream/notification': 'lands with the mcpServer/* event streams; not built yet',
     'account/gatewayOAuth/changed': CLOUD_ACCOUNT,
-    'externalAgentConfig/import/progress': 'lands with externalAgentConfig/detect|import; not built yet',
+    'externalAgentConfig/import/progress': 'never emitted: it reports imports Deputy runs, and Deputy has no externalAgentConfig/import yet (the import history is served)',
     'modelProvider/authRecoveryStarted': 'Deputy has no provider auth recovery',
     'modelProvider/authRecoveryCompleted': 'Deputy has no provider auth recovery',
     'turn/moderationMetadata': CHATGPT,

@@ -75,6 +75,7 @@ describe('params strictness', () => {
       'account/securitySetup/read',
       'account/usage/read',
       'account/workspaceMessages/read',
+      'externalAgentConfig/import/readHistories',
     ]);
     for (const [method, spec] of Object.entries(clientRequests)) {
       expect(spec.params.safeParse(undefined).success, method).toBe(!spec.paramsRequired);
