@@ -50,6 +50,8 @@ export {
 } from './thread-0171.js';
 export { ExternalAgentConfigImportHistoryRecordParamsSchema, ExternalAgentConfigImportHistorySchema } from './external-agent-import.js';
 export type { ExternalAgentConfigImportHistoryRecordParams, ExternalAgentConfigImportHistory } from './external-agent-import.js';
+export { McpServerEventStreamStartParamsSchema } from './mcp-event-stream.js';
+export type { McpServerEventStreamStartParams } from './mcp-event-stream.js';
 export { FeedbackSaveParamsSchema } from './server-local.js';
 export type { FeedbackSaveParams } from './server-local.js';
 export { ThreadTimelineEntrySchema } from './thread-timeline.js';

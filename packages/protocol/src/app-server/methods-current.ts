@@ -72,6 +72,11 @@ import {
   ExternalAgentConfigImportHistoryRecordResultSchema,
 } from './external-agent-import.js';
 import {
+  McpServerEventStreamNotificationSchema,
+  McpServerEventStreamStartParamsSchema,
+  McpServerEventStreamStopParamsSchema,
+} from './mcp-event-stream.js';
+import {
   FeedbackSaveParamsSchema,
   FeedbackSaveResultSchema,
   ServerDiagnosticsParamsSchema,
@@ -187,6 +192,8 @@ export const currentClientRequests = {
   'remoteControl/client/list': request(RemoteControlClientsListParamsSchema, RemoteControlClientsListResultSchema, {
     wholeMethod: true,
   }),
+  'mcpServer/event/stream/start': request(McpServerEventStreamStartParamsSchema, EmptyResultSchema, { wholeMethod: true }),
+  'mcpServer/event/stream/stop': request(McpServerEventStreamStopParamsSchema, EmptyResultSchema, { wholeMethod: true }),
   'account/bedrock/checkGovCloudRequirements': request(AnyObjectParamsSchema, BedrockCheckGovCloudRequirementsResultSchema, {
     wholeMethod: true,
   }),
@@ -211,4 +218,5 @@ export const currentServerNotifications = {
   'thread/project/updated': notification(ThreadProjectUpdatedNotificationSchema, 'all'),
   'thread/settings/updated': notification(ThreadSettingsUpdatedNotificationSchema, 'subscribers'),
   'thread/search/partial': notification(ThreadSearchPartialNotificationSchema, 'connection'),
+  'mcpServer/event/stream/notification': notification(McpServerEventStreamNotificationSchema, 'connection'),
 } as const satisfies Readonly<Record<string, ServerNotificationSpec>>;
