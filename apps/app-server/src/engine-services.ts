@@ -31,6 +31,9 @@ import { threadSearchHandlers } from './handlers/thread-search.js';
 import { readStateHandlers } from './handlers/read-state.js';
 import { sectionHandlers } from './handlers/sections.js';
 import { projectHandlers } from './handlers/projects.js';
+import { attachmentHandlers } from './handlers/attachments.js';
+import { serverLocalHandlers } from './handlers/server-local.js';
+import { importHistoryHandlers } from './handlers/import-history.js';
 import { threadStoreHandlers } from './handlers/thread-store.js';
 import { threadHandlers } from './handlers/thread.js';
 import { turnHandlers } from './handlers/turn.js';
@@ -112,6 +115,9 @@ export async function openEngineServices(options: EngineServicesOptions): Promis
     ...readStateHandlers(app),
     ...sectionHandlers(app),
     ...projectHandlers(app),
+    ...attachmentHandlers(app),
+    ...serverLocalHandlers(app),
+    ...importHistoryHandlers(app),
   };
   const stopFollowing = followThreadState(app);
   return {

@@ -78,6 +78,11 @@ export class Router {
     this.#connections.add(state);
   }
 
+  /** The registered connections that are still open. */
+  openConnections(): ConnectionState[] {
+    return [...this.#connections].filter((s) => !s.isClosed);
+  }
+
   /** Forgets a closed connection and its subscriptions. */
   removeConnection(state: ConnectionState): void {
     this.#connections.delete(state);

@@ -324,3 +324,59 @@ describe('config/mcpServer/reload', () => {
     expect((await client.request('mcpServer/tool/call', { threadId, server: 'old', tool: 'plain' })).error).toMatchObject({ message: "unknown MCP server 'old'" });
   }, 60_000);
 });
+
+describe('mcpServer/event/stream/*', () => {
+  const CURRENT = { experimentalApi: true, requestAttestation: false, optOutNotificationMethods: ['remoteControl/status/changed'] };
+  const LONG = 'trigger-long-running-operation';
+  type Event = { subscriptionId: string; notification: { method: string; params: Record<string, unknown> } };
+  const events = (client: WireClient, subscriptionId: string): Event[] =>
+    client.notifications('mcpServer/event/stream/notification').map((n) => n.params as Event).filter((e) => e.subscriptionId === subscriptionId);
+  const terminated = (client: WireClient, subscriptionId: string) =>
+    client.waitUntil(() => events(client, subscriptionId).some((e) => e.notification.method === 'notifications/events/terminated') || undefined, `${subscriptionId} terminated`, 20_000);
+
+  it('forwards the server’s notifications of the streaming call to the caller alone, then terminated', async () => {
+    const { h: harnessOf } = await open(everythingToml);
+    const client = await harnessOf.connect({ capabilities: CURRENT });
+    const other = await harnessOf.connect({ capabilities: CURRENT });
+    const { id: threadId } = await startThread(client);
+    await ready(client, 'everything', threadId);
+    const start = { threadId, server: 'everything', name: LONG, arguments: { duration: 0.4, steps: 4 }, subscriptionId: 'sub-1' };
+    expect(await client.call('mcpServer/event/stream/start', start)).toEqual({});
+    await terminated(client, 'sub-1');
+    expect(events(client, 'sub-1').map((e) => e.notification)).toEqual([
+      ...[1, 2, 3, 4].map((progress) => ({ method: 'notifications/progress', params: { progress, total: 4 } })),
+      { method: 'notifications/events/terminated', params: {} },
+    ]);
+    expect(other.notifications('mcpServer/event/stream/notification')).toEqual([]);
+    // The ended stream is gone: its id may be used again.
+    expect(await client.call('mcpServer/event/stream/start', { ...start, arguments: { duration: 0.1, steps: 1 } })).toEqual({});
+  });
+
+  it('stops a running stream (cancelling the call), idempotently, and refuses bad requests', async () => {
+    const { h: harnessOf } = await open(everythingToml);
+    const client = await harnessOf.connect({ capabilities: CURRENT });
+    const { id: threadId } = await startThread(client);
+    await ready(client, 'everything', threadId);
+    const base = { threadId, server: 'everything', name: LONG };
+    await client.call('mcpServer/event/stream/start', { ...base, arguments: { duration: 60, steps: 120 }, subscriptionId: 'long' });
+    await client.waitUntil(() => events(client, 'long').length > 0 || undefined, 'first progress', 20_000);
+    const errorOf = async (params: Record<string, unknown>, on: WireClient = client) => (await on.request('mcpServer/event/stream/start', params)).error;
+    expect(await errorOf({ ...base, arguments: {}, subscriptionId: 'long' })).toMatchObject({ code: -32600, message: "MCP event subscription 'long' already exists" });
+    expect(await client.call('mcpServer/event/stream/stop', { subscriptionId: 'long' })).toEqual({});
+    expect(await client.call('mcpServer/event/stream/stop', { subscriptionId: 'long' })).toEqual({});
+    expect(await client.call('mcpServer/event/stream/stop', { subscriptionId: 'never-started' })).toEqual({});
+    const seen = events(client, 'long').length;
+    // Calls to this server run one at a time: a second stream can only finish once the first call was cancelled.
+    await client.call('mcpServer/event/stream/start', { ...base, arguments: { duration: 0.2, steps: 2 }, subscriptionId: 'after' });
+    await terminated(client, 'after');
+    expect(events(client, 'long')).toHaveLength(seen);
+    expect(events(client, 'long').every((e) => e.notification.method === 'notifications/progress')).toBe(true);
+
+    expect(await errorOf({ ...base, arguments: [1], subscriptionId: 'x' })).toMatchObject({ code: -32600, message: 'MCP event request arguments must be a JSON object, got [1]' });
+    expect(await errorOf({ ...base, arguments: {}, _meta: 'm', subscriptionId: 'x' })).toMatchObject({ code: -32600 });
+    expect(await errorOf({ ...base, server: 'nope', arguments: {}, subscriptionId: 'x' })).toMatchObject({ code: -32603, message: "unknown MCP server 'nope'" });
+    expect((await errorOf({ ...base, arguments: {} }))?.code).toBe(-32600);
+    const stable = await harnessOf.connect({ capabilities: { requestAttestation: false } });
+    expect(await errorOf({ ...base, arguments: {}, subscriptionId: 'x' }, stable)).toMatchObject({ code: -32600, message: 'mcpServer/event/stream/start requires experimentalApi capability' });
+  });
+});

@@ -45,6 +45,8 @@ export { cleanBackgroundTerminals } from './tools/shell/services.js';
 export { sandboxModeOf, sandboxPolicyFromMode, type ThreadSettings, type TurnOverrides } from './thread/settings.js';
 export { MAX_REVIEW_DIFF_CHARS, REVIEW_INTERRUPTED_TEXT, resolveReviewRequest, type ReviewRequest, type ReviewTarget } from './thread/review.js';
 export { Thread, type PendingApproval, type ThreadMeta, type TurnHandle, type TurnRecord } from './thread/thread.js';
+export { AttachmentStore, type StoredAttachment } from './persistence/attachment-store.js';
+export { ImportHistoryStore, type StoredImportHistory } from './persistence/import-history-store.js';
 export { ProjectStore, type NewProject, type StoredProject } from './persistence/project-store.js';
 export { ThreadStateStore, THREAD_STATE_FILE, type StoredGoal, type StoredMembership, type StoredReadState, type StoredSection, type StoredSubmission } from './persistence/thread-state-store.js';
 export {

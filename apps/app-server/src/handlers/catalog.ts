@@ -1,6 +1,7 @@
 /**
  * Handlers of the start-up lists (docs/app-server.md "Methods served"; docs/extensions.md): `skills/list`
- * and `hooks/list` (the engine's own discovery, the same the turns use), `skills/config/write`
+ * and `hooks/list` (the engine's own discovery, the same the turns use), `skills/extraRoots/set`
+ * (more skill roots for this server's life, for `skills/list` and the turns), `skills/config/write`
  * (a `[[skills.config]]` entry of the user config.toml, applied to the running config),
  * `app/list` (ChatGPT apps need ChatGPT auth: always empty), `collaborationMode/list` (the two
  * presets, experimental) and `experimentalFeature/list` (Deputy has no feature flags: empty).
@@ -43,8 +44,13 @@ export function catalogHandlers(app: AppContext, watcher: SkillsWatcher): Handle
       const cwds = cwdsOf(app, params.cwds);
       for (const cwd of cwds) watcher.watchCwd(cwd);
       const skillsTable = app.runtime.config.sources.fileTable.skills;
-      const sets = await Promise.all(cwds.map((cwd) => discoverSkills({ home: app.runtime.home, cwd, skillsTable })));
+      const extraRoots = app.runtime.extraSkillRoots;
+      const sets = await Promise.all(cwds.map((cwd) => discoverSkills({ home: app.runtime.home, cwd, skillsTable, extraRoots })));
       return { data: sets.map(projectSkillSet) };
+    },
+    'skills/extraRoots/set': (params) => {
+      app.runtime.setExtraSkillRoots([...new Set(params.extraRoots.map((root) => path.resolve(root)))]);
+      return {};
     },
     'skills/config/write': async (params) => {
       const selector = params.path ? { path: path.resolve(app.cwd, params.path) } : params.name ? { name: params.name } : null;

@@ -7,8 +7,11 @@
  * `config/mcpServer/reload` re-reads config.toml and stages the new server set for each loaded
  * thread's next turn; `mcpServer/oauth/login` answers the authorization URL at once and announces
  * the outcome with `mcpServer/oauthLogin/completed` to every connection, after which the server
- * restarts on every loaded thread (docs/mcp-client.md "OAuth"). Errors use the reference's codes
- * and wording.
+ * restarts on every loaded thread (docs/mcp-client.md "OAuth"); `mcpServer/event/stream/start`
+ * runs one tool on the thread's live connection as an event stream, forwarding the server's
+ * progress notifications for that call to the caller alone as `mcpServer/event/stream/notification`
+ * (then `notifications/events/terminated` when the call ends), until `mcpServer/event/stream/stop`
+ * (idempotent) or the connection closes cancels it. Errors use the reference's codes and wording.
  */
 import { randomUUID } from 'node:crypto';
 import { reloadUserConfig, type Thread } from '@deputy/engine';
@@ -78,6 +81,28 @@ async function waitWhileStarting(thread: Thread, config: McpServerConfig, signal
     if (status?.status !== 'starting') return;
     await new Promise((resolve) => setTimeout(resolve, READY_POLL_MS));
   }
+}
+
+/** Most event streams one connection may have open (as the reference). */
+const MAX_EVENT_STREAMS_PER_CONNECTION = 64;
+/** The reference's code for a full server-side limit. */
+const OVERLOADED = -32001;
+
+/** The open event streams of each connection, by subscription id. */
+const eventStreams = new WeakMap<ConnectionState, Map<string, AbortController>>();
+
+/** The open event streams of a connection; closing it cancels them. */
+function streamsOf(state: ConnectionState): Map<string, AbortController> {
+  let streams = eventStreams.get(state);
+  if (!streams) {
+    const created = new Map<string, AbortController>();
+    eventStreams.set(state, (streams = created));
+    void state.connection.closed.then(() => {
+      for (const controller of created.values()) controller.abort(new Error('connection closed'));
+      created.clear();
+    });
+  }
+  return streams;
 }
 
 /** The handlers of this area. */
@@ -194,6 +219,49 @@ export function mcpHandlers(app: AppContext): Handlers {
         ...(result.isError !== undefined ? { isError: result.isError } : {}),
         ...(result._meta !== undefined ? { _meta: result._meta } : {}),
       };
+    },
+    'mcpServer/event/stream/start': async (params, ctx) => {
+      const thread = requireLoaded(app, params.threadId);
+      const { server, name, subscriptionId } = params;
+      const config = serverOf(thread, server);
+      if (!isToolAllowed(config, name)) throw RpcError.internal(`tool '${name}' is disabled for MCP server '${server}'`);
+      if (!isRecord(params.arguments)) throw RpcError.invalidRequest(`MCP event request arguments must be a JSON object, got ${JSON.stringify(params.arguments)}`);
+      if (params._meta != null && !isRecord(params._meta)) throw RpcError.invalidRequest(`MCP event request _meta must be a JSON object, got ${JSON.stringify(params._meta)}`);
+      const state = app.stateOf(ctx.connection);
+      const streams = streamsOf(state);
+      if (streams.has(subscriptionId)) throw RpcError.invalidRequest(`MCP event subscription '${subscriptionId}' already exists`);
+      if (streams.size >= MAX_EVENT_STREAMS_PER_CONNECTION) throw new RpcError(OVERLOADED, `MCP event subscription limit of ${MAX_EVENT_STREAMS_PER_CONNECTION} reached`);
+      const controller = new AbortController();
+      streams.set(subscriptionId, controller);
+      const send = (method: string, eventParams: Record<string, unknown>): void => {
+        if (controller.signal.aborted) return;
+        app.router.sendTo(state, notification('mcpServer/event/stream/notification', { subscriptionId, notification: { method, params: eventParams } }));
+      };
+      try {
+        await waitWhileStarting(thread, config, AbortSignal.any([ctx.signal, controller.signal]));
+      } catch (error) {
+        streams.delete(subscriptionId);
+        throw error;
+      }
+      if (controller.signal.aborted) return {};
+      const meta = { ...(isRecord(params._meta) ? params._meta : {}), threadId: thread.id };
+      const call = thread.callMcpTool(server, name, params.arguments, meta, controller.signal, (p) => send('notifications/progress', { ...p }));
+      // The stream runs after the response; its end (result, error or stop) closes it.
+      afterResponse(ctx, () => {
+        void call
+          .catch((error: unknown) => app.logger.debug('MCP event stream ended', { subscriptionId, server, error: mcpErrorText(error, false) }))
+          .finally(() => {
+            send('notifications/events/terminated', {});
+            if (streams.get(subscriptionId) === controller) streams.delete(subscriptionId);
+          });
+      });
+      return {};
+    },
+    'mcpServer/event/stream/stop': (params, ctx) => {
+      const streams = streamsOf(app.stateOf(ctx.connection));
+      streams.get(params.subscriptionId)?.abort(new Error('stopped'));
+      streams.delete(params.subscriptionId);
+      return {};
     },
     'mcpServer/resource/read': async (params, ctx) => {
       const { server, uri } = params;

@@ -3,8 +3,10 @@
  * `thread/revert` (drops a turn and every later one, like `thread/rollback` counted from the
  * other end, then notifies `thread/reverted`), `thread/items/list` (items of the whole thread or
  * of one turn, each with its turn id, paged like `thread/turns/items/list`) and
- * `thread/items/read` (chosen items of one turn). Items are projected as `thread/read` projects
- * them (synthetic `item-N` ids across the thread), so ids from any of these methods agree.
+ * `thread/items/read` (chosen items of one turn), and `thread/timeline/list` (turn boundaries and
+ * items in rollout order, each with its running position, paged by position). Items are projected
+ * as `thread/read` projects them (synthetic `item-N` ids across the thread), so ids from any of
+ * these methods agree.
  */
 import { RpcError } from '@deputy/rpc/core';
 import type { AppServer } from '@deputy/protocol';
@@ -13,7 +15,7 @@ import { notification } from '../project/outbound.js';
 import { projectTurns } from '../project/threads.js';
 import { noRollout, parseThreadId } from './common.js';
 import { wireLoadedThread } from './thread.js';
-import { encodeCursor, ITEMS, pageOf, TURNS, turnsOf } from './turns-list.js';
+import { DEFAULT_PAGE_SIZE, encodeCursor, ITEMS, MAX_PAGE_SIZE, pageOf, TURNS, turnsOf } from './turns-list.js';
 import type { Handlers } from './types.js';
 
 /** Most item ids one `thread/items/read` takes. */
@@ -36,6 +38,38 @@ function turnOf(turns: readonly AppServer.Turn[], threadId: string, turnId: stri
   const turn = turns.find((t) => t.id === turnId);
   if (turn === undefined) throw RpcError.invalidRequest(`turn ${turnId} not found in thread ${threadId}`);
   return turn;
+}
+
+/**
+ * The thread's timeline: for each turn, `turnStarted`, its items, and `turnCompleted` once it
+ * ended (a running turn has no end yet), numbered from 0 in that order.
+ */
+function timelineOf(turns: readonly AppServer.Turn[]): AppServer.ThreadTimelineEntry[] {
+  const entries: AppServer.ThreadTimelineEntry[] = [];
+  for (const turn of turns) {
+    entries.push({ type: 'turnStarted', position: entries.length, turn_id: turn.id, started_at: turn.startedAt });
+    for (const item of turn.items) entries.push({ type: 'item', position: entries.length, turnId: turn.id, item });
+    if (turn.status === 'inProgress') continue;
+    entries.push({
+      type: 'turnCompleted',
+      position: entries.length,
+      turn_id: turn.id,
+      status: turn.status,
+      started_at: turn.startedAt,
+      completed_at: turn.completedAt,
+      duration_ms: turn.durationMs,
+      error: turn.error,
+    });
+  }
+  return entries;
+}
+
+/** The position a timeline cursor (the decimal position of the next entry) names, or -32600 `invalid cursor: <c>`. */
+function timelineStart(cursor: string | null | undefined, length: number): number {
+  if (cursor == null) return 0;
+  const start = /^\d{1,15}$/.test(cursor) ? Number(cursor) : -1;
+  if (start < 0 || start > length) throw RpcError.invalidRequest(`invalid cursor: ${cursor}`);
+  return start;
 }
 
 /** The handlers of this area. */
@@ -72,6 +106,13 @@ export function threadHistoryHandlers(app: AppContext): Handlers {
       }
       const page = pageOf(entriesOf(scope), { cursor, limit: params.limit, sortDirection: params.sortDirection }, 'asc', ITEMS);
       return { ...page, data: page.data.map(wireEntry) };
+    },
+    'thread/timeline/list': async (params) => {
+      const entries = timelineOf(projectTurns(await turnsOf(app, params.threadId)));
+      const start = timelineStart(params.cursor, entries.length);
+      const data = entries.slice(start, start + Math.min(MAX_PAGE_SIZE, Math.max(1, params.limit ?? DEFAULT_PAGE_SIZE)));
+      const next = start + data.length;
+      return { data, nextCursor: next < entries.length ? String(next) : null, activeRealtimeSessionAtPageStart: null };
     },
     'thread/items/read': async (params) => {
       const threadId = parseThreadId(params.threadId);

@@ -50,6 +50,9 @@ export function rootOf(path: string, name: string): { uri: string; name: string 
 }
 
 /** A started connection. */
+/** Receives the progress notifications of one call. */
+type ProgressCallback = (p: { progress: number; total?: number; message?: string }) => void;
+
 export class McpConnection {
   readonly #client: Client;
   readonly #stderr: string[] = [];
@@ -59,6 +62,15 @@ export class McpConnection {
   #unwatchStdout: () => void = () => undefined;
   #closedByUs = false;
   #exitCode: number | string | null = null;
+  /**
+   * The progress callbacks of running calls, by the progress token (a number, as the reference
+   * sends) put in their `_meta`. Deputy
+   * routes progress itself: the SDK forgets a call's progress handler when its response arrives,
+   * before it runs the notification handlers queued just ahead of it, so the last progress of a
+   * call was lost whenever it came in the same read as the response.
+   */
+  readonly #progress = new Map<string, ProgressCallback>();
+  #progressTokens = 0;
   tools: Tool[] = [];
 
   private constructor(
@@ -111,6 +123,10 @@ export class McpConnection {
     });
     client.setNotificationHandler('notifications/tools/list_changed', async () => hooks.onToolsChanged());
     client.setNotificationHandler('notifications/message', async (n) => hooks.onLog(n.params.level, n.params.data));
+    client.setNotificationHandler('notifications/progress', async (n) => {
+      const { progressToken, progress, total, message } = n.params;
+      conn.#progress.get(String(progressToken))?.({ progress, ...(total !== undefined ? { total } : {}), ...(message !== undefined ? { message } : {}) });
+    });
 
     const transport = conn.#transport(cwd, parentEnv, authProvider);
     let started = false;
@@ -152,20 +168,23 @@ export class McpConnection {
     return tools;
   }
 
-  /** One `tools/call`; aborting sends `notifications/cancelled`. */
-  callTool(
+  /** One `tools/call`; aborting sends `notifications/cancelled`. With `onProgress`, the call carries a progress token. */
+  async callTool(
     name: string,
     args: Record<string, unknown> | undefined,
     meta: Record<string, unknown>,
-    options: { signal: AbortSignal; timeoutMs: number; onProgress?: (p: { progress: number; total?: number; message?: string }) => void },
+    options: { signal: AbortSignal; timeoutMs: number; onProgress?: ProgressCallback },
   ): Promise<CallToolResult> {
-    const params: Record<string, unknown> = { name, _meta: meta };
+    const token = options.onProgress ? ++this.#progressTokens : null;
+    const params: Record<string, unknown> = { name, _meta: token === null ? meta : { ...meta, progressToken: token } };
     if (args !== undefined) params.arguments = args;
-    return this.#client.request({ method: 'tools/call', params }, {
-      signal: options.signal,
-      timeout: options.timeoutMs,
-      ...(options.onProgress ? { onprogress: options.onProgress } : {}),
-    }) as Promise<CallToolResult>;
+    if (token !== null && options.onProgress) this.#progress.set(String(token), options.onProgress);
+    try {
+      return (await this.#client.request({ method: 'tools/call', params }, { signal: options.signal, timeout: options.timeoutMs })) as CallToolResult;
+    } finally {
+      // Notifications that arrived with the response run after it; let them through first.
+      if (token !== null) setImmediate(() => this.#progress.delete(String(token)));
+    }
   }
 
   /** Any other request (resources). */

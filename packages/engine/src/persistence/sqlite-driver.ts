@@ -48,3 +48,13 @@ export function isCorruptionError(error: unknown): boolean {
   const code = (error as Partial<SqliteErrorLike>).code ?? '';
   return code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT_');
 }
+
+/** A preparer that prepares each SQL text once on `db` and reuses the statement afterwards. */
+export function statementCache(db: SqlDatabase): (sql: string) => SqlStatement {
+  const statements = new Map<string, SqlStatement>();
+  return (sql) => {
+    let stmt = statements.get(sql);
+    if (!stmt) statements.set(sql, (stmt = db.prepare(sql)));
+    return stmt;
+  };
+}

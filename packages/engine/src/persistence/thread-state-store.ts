@@ -2,7 +2,9 @@
  * ThreadStateStore: per-thread state that the user creates and that no rollout records, kept in
  * `<home>/thread-state.sqlite` (WAL): a thread's goal, its queue of pending submissions, its read
  * state, the user's thread sections with the threads in them, in order, and (through
- * `projects`, `project-store.ts`) the user's projects and the threads they own.
+ * `projects`, `project-store.ts`) the user's projects and the threads they own, and (through
+ * `attachments`, `attachment-store.ts`) the clients' opaque per-thread attachments; and (through
+ * `importHistories`, `import-history-store.ts`) the clients' records of imports from other agents.
  * Unlike the thread index (`state.sqlite`), this database is not derived from the rollouts and is
  * never rebuilt from them; a corrupt file is set aside (renamed with a `.corrupt-<ms>` suffix)
  * and a fresh one started. Values are plain data (the queue's input is stored as JSON the caller
@@ -11,6 +13,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
+import { ATTACHMENT_SCHEMA_SQL, AttachmentStore } from './attachment-store.js';
+import { IMPORT_HISTORY_SCHEMA_SQL, ImportHistoryStore } from './import-history-store.js';
 import { PROJECT_SCHEMA_SQL, ProjectStore } from './project-store.js';
 import { isCorruptionError, openSqlite, type SqlDatabase, type SqlStatement } from './sqlite-driver.js';
 
@@ -146,6 +150,8 @@ function openConfigured(file: string): SqlDatabase {
   db.pragma('synchronous = NORMAL');
   db.exec(SCHEMA_SQL);
   db.exec(PROJECT_SCHEMA_SQL);
+  db.exec(ATTACHMENT_SCHEMA_SQL);
+  db.exec(IMPORT_HISTORY_SCHEMA_SQL);
   return db;
 }
 
@@ -155,10 +161,16 @@ export class ThreadStateStore {
   readonly #db: SqlDatabase;
   /** The user's projects and the threads they own, in the same database. */
   readonly projects: ProjectStore;
+  /** The clients' per-thread attachments, in the same database. */
+  readonly attachments: AttachmentStore;
+  /** The clients' records of imports from other agents, in the same database. */
+  readonly importHistories: ImportHistoryStore;
 
   private constructor(db: SqlDatabase) {
     this.#db = db;
     this.projects = new ProjectStore(db);
+    this.attachments = new AttachmentStore(db);
+    this.importHistories = new ImportHistoryStore(db);
   }
 
   /** Opens (creating if needed) `<home>/thread-state.sqlite`; a corrupt file is set aside. */
@@ -354,6 +366,7 @@ export class ThreadStateStore {
       this.#stmt('DELETE FROM read_states WHERE thread_id = ?').run(threadId);
       this.#stmt('DELETE FROM section_members WHERE thread_id = ?').run(threadId);
       this.projects.assign(threadId, null);
+      this.attachments.forget(threadId);
     })();
   }
 

@@ -79,12 +79,13 @@ export function isSkillEnabled(skill: Pick<Skill, 'name' | 'path'>, toggles: Ret
 }
 
 /** The roots scanned for `cwd`, in discovery order. `userHome` defaults to the OS home. */
-export function skillRoots(home: string, cwd: string, userHome: string = homedir()): SkillRoot[] {
+export function skillRoots(home: string, cwd: string, userHome: string = homedir(), extraRoots: readonly string[] = []): SkillRoot[] {
   const roots: SkillRoot[] = [];
   const dirs = workspaceDirs(cwd).reverse();
   for (const sub of WORKSPACE_SKILL_DIRS) for (const dir of dirs) roots.push({ dir: path.join(dir, sub), scope: 'repo' });
   roots.push({ dir: path.join(home, 'skills'), scope: 'user' });
   roots.push({ dir: path.join(userHome, '.agents', 'skills'), scope: 'user' });
+  for (const dir of extraRoots) roots.push({ dir: path.resolve(dir), scope: 'user' });
   roots.push({ dir: path.join(home, 'skills', '.system'), scope: 'system' });
   return roots;
 }
@@ -134,6 +135,8 @@ export interface DiscoverSkillsOptions {
   skillsTable?: unknown;
   /** The OS user's home, for `~/.agents/skills`; default `os.homedir()`. */
   userHome?: string;
+  /** More absolute directories to scan after the user's roots (scope `user`). */
+  extraRoots?: readonly string[];
 }
 
 /** The skills visible from `cwd`: each SKILL.md once (by real path), in discovery order. */
@@ -143,7 +146,7 @@ export async function discoverSkills(options: DiscoverSkillsOptions): Promise<Sk
   const skills: Skill[] = [];
   const errors: SkillLoadError[] = [];
   const seen = new Set<string>();
-  for (const root of skillRoots(options.home, cwd, options.userHome)) {
+  for (const root of skillRoots(options.home, cwd, options.userHome, options.extraRoots)) {
     for (const file of await skillFiles(root.dir)) {
       const real = await realpath(file).catch(() => file);
       if (seen.has(real)) continue;

@@ -94,6 +94,7 @@ export class EngineRuntime {
   #envPolicy: ShellEnvironmentPolicy;
   /** Paths no sandboxed command may see: the home (credentials, sessions, rules) and the front door's secrets. */
   readonly #hiddenPaths: string[] = [];
+  #extraSkillRoots: readonly string[] = [];
   #authWrites: Promise<void> = Promise.resolve();
   #mcpOAuth: McpOAuth | null = null;
 
@@ -141,6 +142,16 @@ export class EngineRuntime {
   /** The paths hidden from sandboxed commands. */
   get sandboxHiddenPaths(): readonly string[] {
     return this.#hiddenPaths;
+  }
+
+  /** Replaces the extra skill roots (absolute directories) every skill discovery scans from now on, for the life of this runtime. */
+  setExtraSkillRoots(roots: readonly string[]): void {
+    this.#extraSkillRoots = [...roots];
+  }
+
+  /** The extra skill roots set last (none at first). */
+  get extraSkillRoots(): readonly string[] {
+    return this.#extraSkillRoots;
   }
 
   /**
@@ -244,7 +255,7 @@ export class EngineRuntime {
    */
   threadExtensions(transcriptPath: string | null): ThreadExtensions {
     return {
-      skills: (cwd) => discoverSkills({ home: this.home, cwd, skillsTable: this.#config.sources.fileTable.skills }),
+      skills: (cwd) => discoverSkills({ home: this.home, cwd, skillsTable: this.#config.sources.fileTable.skills, extraRoots: this.#extraSkillRoots }),
       hooks: (cwd) => discoverHooks(this.#config, cwd),
       skillsMaxChars: DEFAULT_SKILLS_INSTRUCTIONS_MAX_CHARS,
       hiddenPaths: this.#hiddenPaths,

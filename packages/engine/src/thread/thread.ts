@@ -379,10 +379,17 @@ export class Thread {
     return this.deps.mcp?.capabilities(server) ?? {};
   }
 
-  /** A direct `tools/call` on a ready server's live connection: no approval, no item (`mcpServer/tool/call`). */
-  callMcpTool(server: string, tool: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+  /** A direct `tools/call` on a ready server's live connection: no approval, no item (`mcpServer/tool/call`); `onProgress` gets its progress notifications. */
+  callMcpTool(
+    server: string,
+    tool: string,
+    args: Record<string, unknown> | undefined,
+    meta: Record<string, unknown>,
+    signal: AbortSignal,
+    onProgress?: (progress: { progress: number; total?: number; message?: string }) => void,
+  ): Promise<CallToolResult> {
     if (!this.deps.mcp) return Promise.reject(new Error(`unknown MCP server '${server}'`));
-    return this.deps.mcp.callTool(server, tool, args, meta, { signal });
+    return this.deps.mcp.callTool(server, tool, args, meta, onProgress ? { signal, onProgress } : { signal });
   }
 
   /** A resource request (`resources/list`, `resources/templates/list`, `resources/read`) to a ready server. */

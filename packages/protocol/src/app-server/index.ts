@@ -48,6 +48,16 @@ export {
   ThreadSearchResultEntrySchema, ThreadSearchResultSchema, ThreadSearchOccurrenceSchema, ThreadSectionSchema,
   ThreadReadStateUpdateParamsSchema, ThreadSectionUpdateParamsSchema,
 } from './thread-0171.js';
+export { ExternalAgentConfigImportHistoryRecordParamsSchema, ExternalAgentConfigImportHistorySchema } from './external-agent-import.js';
+export type { ExternalAgentConfigImportHistoryRecordParams, ExternalAgentConfigImportHistory } from './external-agent-import.js';
+export { McpServerEventStreamStartParamsSchema } from './mcp-event-stream.js';
+export type { McpServerEventStreamStartParams } from './mcp-event-stream.js';
+export { FeedbackSaveParamsSchema } from './server-local.js';
+export type { FeedbackSaveParams } from './server-local.js';
+export { ThreadTimelineEntrySchema } from './thread-timeline.js';
+export type { ThreadTimelineEntry } from './thread-timeline.js';
+export { ThreadAttachmentSchema, ThreadAttachmentAddParamsSchema } from './thread-attachment.js';
+export type { ThreadAttachment } from './thread-attachment.js';
 export { ThreadUnreadPositionSchema, ThreadReadStateSchema } from './thread-read-state.js';
 export {
   ProjectRootSchema, ProjectSchema, ProjectSortKeySchema, ProjectListParamsSchema, ProjectCreateParamsSchema,

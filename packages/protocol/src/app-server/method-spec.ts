@@ -62,8 +62,8 @@ export function request<P extends z.ZodType, R extends z.ZodType>(params: P, res
   return { params, result, paramsRequired: true, experimental } as const;
 }
 
-export function requestWithoutParams<R extends z.ZodType>(result: R) {
-  return { params: NoParamsSchema, result, paramsRequired: false, experimental: undefined } as const;
+export function requestWithoutParams<R extends z.ZodType>(result: R, experimental?: ExperimentalGate) {
+  return { params: NoParamsSchema, result, paramsRequired: false, experimental } as const;
 }
 
 export function notification<P extends z.ZodType, A extends NotificationAudience>(params: P, audience: A) {

@@ -57,6 +57,34 @@ import {
 } from './project.js';
 import { ThreadIdParamsSchema } from './thread.js';
 import {
+  ThreadAttachmentAddParamsSchema,
+  ThreadAttachmentAddResultSchema,
+  ThreadAttachmentListParamsSchema,
+  ThreadAttachmentListResultSchema,
+  ThreadAttachmentOwnerListParamsSchema,
+  ThreadAttachmentOwnerListResultSchema,
+  ThreadAttachmentRemoveParamsSchema,
+  ThreadAttachmentUpdatedNotificationSchema,
+} from './thread-attachment.js';
+import {
+  ExternalAgentConfigImportHistoriesReadResultSchema,
+  ExternalAgentConfigImportHistoryRecordParamsSchema,
+  ExternalAgentConfigImportHistoryRecordResultSchema,
+} from './external-agent-import.js';
+import {
+  McpServerEventStreamNotificationSchema,
+  McpServerEventStreamStartParamsSchema,
+  McpServerEventStreamStopParamsSchema,
+} from './mcp-event-stream.js';
+import {
+  FeedbackSaveParamsSchema,
+  FeedbackSaveResultSchema,
+  ServerDiagnosticsParamsSchema,
+  ServerDiagnosticsResultSchema,
+  SkillsExtraRootsSetParamsSchema,
+} from './server-local.js';
+import { ThreadTimelineListParamsSchema, ThreadTimelineListResultSchema } from './thread-timeline.js';
+import {
   QueuedSubmissionResultSchema,
   ThreadIdOnlyNotificationSchema,
   ThreadItemsListParamsSchema,
@@ -102,6 +130,7 @@ import {
 
 /** Client requests only current clients send. */
 export const currentClientRequests = {
+  'server/diagnostics': request(ServerDiagnosticsParamsSchema, ServerDiagnosticsResultSchema, { wholeMethod: true }),
   'userVerification/status': request(AnyObjectParamsSchema, UserVerificationStatusResultSchema, { wholeMethod: true }),
   'userVerification/delete': request(AnyObjectParamsSchema, EmptyResultSchema, { wholeMethod: true }),
   'userVerification/cancel': request(UserVerificationCancelParamsSchema, EmptyResultSchema, { wholeMethod: true }),
@@ -112,8 +141,13 @@ export const currentClientRequests = {
   'thread/queue/delete': request(ThreadQueueDeleteParamsSchema, ThreadQueueDeleteResultSchema, { wholeMethod: true }),
   'thread/queue/reorder': request(ThreadQueueReorderParamsSchema, EmptyResultSchema, { wholeMethod: true }),
   'thread/queue/start': request(ThreadQueueStartParamsSchema, ThreadQueueStartResultSchema, { wholeMethod: true }),
+  'thread/attachment/add': request(ThreadAttachmentAddParamsSchema, ThreadAttachmentAddResultSchema),
+  'thread/attachment/list': request(ThreadAttachmentListParamsSchema, ThreadAttachmentListResultSchema),
+  'thread/attachmentOwner/list': request(ThreadAttachmentOwnerListParamsSchema, ThreadAttachmentOwnerListResultSchema),
+  'thread/attachment/remove': request(ThreadAttachmentRemoveParamsSchema, EmptyResultSchema),
   'thread/section/move': request(ThreadSectionMoveParamsSchema, EmptyResultSchema),
   'thread/settings/update': request(ThreadSettingsUpdateParamsSchema, EmptyResultSchema, { wholeMethod: true }),
+  'rollout/compress': requestWithoutParams(EmptyResultSchema, { wholeMethod: true }),
   'thread/backgroundTerminals/list': request(ThreadBackgroundTerminalsListParamsSchema, ThreadBackgroundTerminalsListResultSchema, {
     wholeMethod: true,
   }),
@@ -142,8 +176,10 @@ export const currentClientRequests = {
   'thread/readState/update': request(ThreadReadStateUpdateParamsSchema, ThreadReadStateUpdateResultSchema, { wholeMethod: true }),
   'thread/items/list': request(ThreadItemsListParamsSchema, ThreadItemsListResultSchema),
   'thread/items/read': request(ThreadItemsReadParamsSchema, ThreadItemsReadResultSchema, { wholeMethod: true }),
+  'skills/extraRoots/set': request(SkillsExtraRootsSetParamsSchema, EmptyResultSchema),
   'plugin/installed': request(PluginInstalledParamsSchema, PluginInstalledResultSchema),
   'app/installed': request(AppsInstalledParamsSchema, AppsInstalledResultSchema),
+  'thread/timeline/list': request(ThreadTimelineListParamsSchema, ThreadTimelineListResultSchema, { wholeMethod: true }),
   'thread/realtime/list': request(ThreadRealtimeListParamsSchema, ThreadRealtimeListResultSchema, { wholeMethod: true }),
   'account/gatewayOAuth/read': requestWithoutParams(GatewayOAuthReadResultSchema),
   'account/gatewayOAuth/cancel': requestWithoutParams(EmptyResultSchema),
@@ -156,6 +192,8 @@ export const currentClientRequests = {
   'remoteControl/client/list': request(RemoteControlClientsListParamsSchema, RemoteControlClientsListResultSchema, {
     wholeMethod: true,
   }),
+  'mcpServer/event/stream/start': request(McpServerEventStreamStartParamsSchema, EmptyResultSchema, { wholeMethod: true }),
+  'mcpServer/event/stream/stop': request(McpServerEventStreamStopParamsSchema, EmptyResultSchema, { wholeMethod: true }),
   'account/bedrock/checkGovCloudRequirements': request(AnyObjectParamsSchema, BedrockCheckGovCloudRequirementsResultSchema, {
     wholeMethod: true,
   }),
@@ -163,6 +201,9 @@ export const currentClientRequests = {
   'account/securitySetup/read': requestWithoutParams(AccountSecuritySetupReadResultSchema),
   'account/usage/read': requestWithoutParams(AccountUsageReadResultSchema),
   'account/workspaceMessages/read': requestWithoutParams(AccountWorkspaceMessagesReadResultSchema),
+  'feedback/save': request(FeedbackSaveParamsSchema, FeedbackSaveResultSchema),
+  'externalAgentConfig/import/recordHistory': request(ExternalAgentConfigImportHistoryRecordParamsSchema, ExternalAgentConfigImportHistoryRecordResultSchema),
+  'externalAgentConfig/import/readHistories': requestWithoutParams(ExternalAgentConfigImportHistoriesReadResultSchema),
 } as const satisfies Readonly<Record<string, ClientRequestSpec>>;
 
 /** Server notifications only current clients know (sent only to current connections). */
@@ -171,9 +212,11 @@ export const currentServerNotifications = {
   'thread/deleted': notification(ThreadIdOnlyNotificationSchema, 'all'),
   'thread/reverted': notification(ThreadIdOnlyNotificationSchema, 'subscribers'),
   'thread/section/changed': notification(ThreadSectionChangedNotificationSchema, 'all'),
+  'thread/attachment/updated': notification(ThreadAttachmentUpdatedNotificationSchema, 'all'),
   'thread/queue/changed': notification(ThreadIdOnlyNotificationSchema, 'subscribers'),
   'project/changed': notification(ProjectChangedNotificationSchema, 'all'),
   'thread/project/updated': notification(ThreadProjectUpdatedNotificationSchema, 'all'),
   'thread/settings/updated': notification(ThreadSettingsUpdatedNotificationSchema, 'subscribers'),
   'thread/search/partial': notification(ThreadSearchPartialNotificationSchema, 'connection'),
+  'mcpServer/event/stream/notification': notification(McpServerEventStreamNotificationSchema, 'connection'),
 } as const satisfies Readonly<Record<string, ServerNotificationSpec>>;

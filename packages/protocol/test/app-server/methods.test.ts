@@ -67,6 +67,7 @@ describe('params strictness', () => {
       'account/rateLimits/read',
       'configRequirements/read',
       // 0.171: defined without params, or with params that may be absent.
+      'rollout/compress',
       'account/gatewayOAuth/read',
       'account/gatewayOAuth/cancel',
       'remoteControl/disable',
@@ -74,6 +75,7 @@ describe('params strictness', () => {
       'account/securitySetup/read',
       'account/usage/read',
       'account/workspaceMessages/read',
+      'externalAgentConfig/import/readHistories',
     ]);
     for (const [method, spec] of Object.entries(clientRequests)) {
       expect(spec.params.safeParse(undefined).success, method).toBe(!spec.paramsRequired);
