@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { AppServer } from '@deputy/protocol';
 import { RpcError } from '@deputy/rpc/core';
 import type { AppContext } from '../app-context.js';
-import { zipArchive, type ZipEntry } from '../zip.js';
+import JSZip from 'jszip';
 import type { Handlers } from './types.js';
 
 /** Most bytes of one log file in a feedback bundle: a larger file contributes its last bytes. */
@@ -50,6 +50,19 @@ async function tailOf(file: string): Promise<Buffer | null> {
 /** `Bug` for `bug`: the classification as the report's title shows it. */
 function title(classification: string): string {
   return classification.charAt(0).toUpperCase() + classification.slice(1);
+}
+
+/** One file of the feedback bundle. */
+interface ZipEntry {
+  name: string;
+  data: Buffer;
+}
+
+/** The bytes of a deflated ZIP archive holding `entries`, in order. */
+async function zipArchive(entries: readonly ZipEntry[]): Promise<Buffer> {
+  const zip = new JSZip();
+  for (const entry of entries) zip.file(entry.name, entry.data, { createFolders: false });
+  return zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE', platform: 'UNIX' });
 }
 
 /** The report and attachments of a feedback bundle, as ZIP entries. */
@@ -104,7 +117,7 @@ export function serverLocalHandlers(app: AppContext): Handlers {
     'feedback/save': async (params) => {
       if (!path.isAbsolute(params.savePath)) throw RpcError.invalidRequest('feedback savePath must be an absolute host path');
       const threadId = params.threadId?.trim() || `no-active-thread-${randomUUID()}`;
-      const archive = zipArchive(await bundle(app, params, threadId));
+      const archive = await zipArchive(await bundle(app, params, threadId));
       try {
         // `wx`: the path must be unused; the caller owns the file afterwards.
         await writeFile(params.savePath, archive, { flag: 'wx', mode: 0o600 });
