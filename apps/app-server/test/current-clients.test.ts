@@ -179,6 +179,41 @@ describe('permission profiles', () => {
     expect(refused.error?.message).toBe('Invalid request: `permissions` cannot be combined with `sandboxPolicy`');
   });
 
+  it('turn/settings/update changes the running turn\'s later model requests only, and refuses what Deputy cannot do', async () => {
+    await start({ sandbox: 'danger-full-access' });
+    const client = await current();
+    const thread = await startThread(client);
+    const responses = () => h.model.requests.filter((r) => r.wire === 'responses');
+    const turnId = await startTurn(client, thread.id, 'run: sleep 1', { approvalPolicy: 'never', model: 'gpt-5.2-codex', effort: 'low' });
+    await client.waitForNotification('item/started', (p) => (p.item as { type: string }).type === 'commandExecution');
+    const refused = [
+      [{ approvalsReviewer: 'auto_review' }, 'approvalsReviewer auto_review is not supported by this server (approvals go to the client)'],
+      [{ serviceTier: 'flex' }, 'serviceTier is not supported by this server'],
+      [{ environments: [{ cwd: '/', environmentId: 'remote' }] }, 'environments are not supported by this server (commands run on this host)'],
+    ] as const;
+    for (const [fields, message] of refused) {
+      const answer = await client.request('turn/settings/update', { threadId: thread.id, turnId, ...fields });
+      expect(answer.error).toMatchObject({ code: -32600, message });
+    }
+    const update = { threadId: thread.id, turnId, effort: 'high', summary: 'detailed', approvalsReviewer: 'user', serviceTier: null, environments: [] };
+    expect(await client.call('turn/settings/update', update)).toEqual({ status: 'applied' });
+    await turnCompleted(client, turnId);
+    const reasoningOf = (r: (typeof h.model.requests)[number]) => r.body.reasoning as { effort?: string; summary?: string } | undefined;
+    // The first request went out before the change; the one after the command carries it.
+    expect(responses().map(reasoningOf)).toMatchObject([{ effort: 'low' }, { effort: 'high', summary: 'detailed' }]);
+    // A finished turn is no target, and the thread's next turn runs with the thread's settings.
+    expect(await client.call('turn/settings/update', { threadId: thread.id, turnId, model: 'gpt-4.1' })).toEqual({ status: 'targetUnavailable' });
+    const second = await startTurn(client, thread.id, 'run: sleep 1');
+    await client.waitForNotification('item/started', (p) => (p.item as { type: string }).type === 'commandExecution' && p.turnId === second);
+    expect(reasoningOf(responses().at(-1)!)).toMatchObject({ effort: 'low' });
+    expect(await client.call('turn/settings/update', { threadId: thread.id, turnId: second, model: 'gpt-4.1' })).toEqual({ status: 'applied' });
+    await turnCompleted(client, second);
+    expect(responses().slice(-2).map((r) => r.body.model)).toEqual(['gpt-5.2-codex', 'gpt-4.1']);
+    // Experimental, like the reference.
+    const plain = await h.connect({ clientInfo: { name: 'codex-tui', version: '0.171.0' }, capabilities: { experimentalApi: false } });
+    expect((await plain.request('turn/settings/update', { threadId: thread.id, turnId })).error?.message).toMatch(/turn\/settings\/update requires experimentalApi capability/);
+  });
+
   it('turn/start takes permissions as a string and it stays the thread default', async () => {
     await start({ sandbox: 'danger-full-access' });
     const client = await current();
@@ -257,7 +292,7 @@ describe('local answers and honest empty ones', () => {
   it('refuse the backend features they do not have with a plain -32600, and experimental ones without the capability', async () => {
     await start();
     const client = await current();
-    for (const method of ['remoteControl/enable', 'account/gcp/setup', 'turn/settings/update', 'environment/info']) {
+    for (const method of ['remoteControl/enable', 'account/gcp/setup', 'environment/info']) {
       const answer = await client.request(method, {});
       expect(answer.error, method).toMatchObject({ code: -32600, message: `Invalid request: \`${method}\` is not supported by this server` });
     }

@@ -79,6 +79,22 @@ export function currentHandlers(app: AppContext): Handlers {
       );
       return {};
     },
+    'turn/settings/update': (params) => {
+      const thread = requireLoaded(app, params.threadId);
+      // Unsupported fields are refused, never ignored (as the reference does).
+      if (params.approvalsReviewer != null && params.approvalsReviewer !== 'user') {
+        throw RpcError.invalidRequest(`approvalsReviewer ${params.approvalsReviewer} is not supported by this server (approvals go to the client)`);
+      }
+      if (typeof params.serviceTier === 'string') throw RpcError.invalidRequest('serviceTier is not supported by this server');
+      if (params.environments != null && params.environments.length > 0) {
+        throw RpcError.invalidRequest('environments are not supported by this server (commands run on this host)');
+      }
+      const applied = thread.updateRunningTurn(
+        params.turnId,
+        defined({ model: params.model ?? undefined, reasoningEffort: params.effort ?? undefined, reasoningSummary: params.summary ?? undefined }),
+      );
+      return { status: applied ? 'applied' : 'targetUnavailable' };
+    },
     // Deputy keeps no terminal running after its turn: the list is always empty.
     'thread/backgroundTerminals/list': (params) => {
       parseThreadId(params.threadId);

@@ -185,6 +185,18 @@ export class Thread {
     return this.#active?.turn ?? null;
   }
 
+  /**
+   * Changes the model settings of the running turn `turnId` for its later model requests (a
+   * request already sent is unchanged), not the thread's next turns. False when `turnId` is not
+   * the running turn.
+   */
+  updateRunningTurn(turnId: string, changes: Pick<Partial<ThreadSettings>, 'model' | 'reasoningEffort' | 'reasoningSummary'>): boolean {
+    const turn = this.#active?.turn;
+    if (!turn || turn.id !== turnId) return false;
+    turn.settings = { ...turn.settings, ...changes };
+    return true;
+  }
+
   get isClosed(): boolean {
     return this.#closed;
   }

@@ -66,6 +66,27 @@ export const ThreadSettingsUpdateParamsSchema = z.object({
 });
 export type ThreadSettingsUpdateParams = z.infer<typeof ThreadSettingsUpdateParamsSchema>;
 
+/**
+ * `turn/settings/update` params (experimental): changes for one running turn's later steps, not
+ * future turns. Omitted or null fields leave a setting unchanged (`serviceTier: null` clears the
+ * tier; `environments: []` clears the selection).
+ */
+export const TurnSettingsUpdateParamsSchema = z.object({
+  threadId: z.string(),
+  turnId: z.string(),
+  model: z.string().nullish(),
+  effort: InputReasoningEffortSchema.nullish(),
+  summary: ReasoningSummarySchema.nullish(),
+  approvalsReviewer: ApprovalsReviewerSchema.nullish(),
+  serviceTier: z.string().nullish(),
+  environments: z.array(z.object({ cwd: z.string(), environmentId: z.string(), runtimeWorkspaceRoots: z.array(z.string()).nullish() })).nullish(),
+});
+export type TurnSettingsUpdateParams = z.infer<typeof TurnSettingsUpdateParamsSchema>;
+
+/** `turn/settings/update` result: `applied`, or `targetUnavailable` when that turn is not running. */
+export const TurnSettingsUpdateResultSchema = z.object({ status: z.enum(['applied', 'targetUnavailable']) });
+export type TurnSettingsUpdateResult = z.infer<typeof TurnSettingsUpdateResultSchema>;
+
 /** A thread's effective settings (`thread/settings/updated`). */
 export const ThreadSettingsSchema = z.object({
   cwd: AbsolutePathSchema,

@@ -260,11 +260,13 @@ export {
 } from './items.js';
 export {
   PermissionProfileListParamsSchema, PermissionProfileListResultSchema, ThreadSettingsUpdateParamsSchema,
+  TurnSettingsUpdateParamsSchema, TurnSettingsUpdateResultSchema,
   ThreadSettingsSchema, ThreadSettingsUpdatedNotificationSchema, RemoteControlStatusSchema,
   ModelProviderListResultSchema, ModelProviderConfigWriteParamsSchema,
 } from './current.js';
 export type {
   ThreadSettingsUpdateParams, ThreadSettings, ModelProviderConfigWriteParams,
+  TurnSettingsUpdateParams, TurnSettingsUpdateResult,
 } from './current.js';
 export {
   CURRENT_ONLY_CLIENT_REQUESTS, CURRENT_UNSERVED, CURRENT_ONLY_SERVER_NOTIFICATIONS,

@@ -39,6 +39,8 @@ import {
   ThreadRealtimeListResultSchema,
   ThreadSettingsUpdatedNotificationSchema,
   ThreadSettingsUpdateParamsSchema,
+  TurnSettingsUpdateParamsSchema,
+  TurnSettingsUpdateResultSchema,
   UserVerificationCancelParamsSchema,
   UserVerificationStatusResultSchema,
 } from './current.js';
@@ -179,6 +181,7 @@ export const currentClientRequests = {
   'skills/extraRoots/set': request(SkillsExtraRootsSetParamsSchema, EmptyResultSchema),
   'plugin/installed': request(PluginInstalledParamsSchema, PluginInstalledResultSchema),
   'app/installed': request(AppsInstalledParamsSchema, AppsInstalledResultSchema),
+  'turn/settings/update': request(TurnSettingsUpdateParamsSchema, TurnSettingsUpdateResultSchema, { wholeMethod: true }),
   'thread/timeline/list': request(ThreadTimelineListParamsSchema, ThreadTimelineListResultSchema, { wholeMethod: true }),
   'thread/realtime/list': request(ThreadRealtimeListParamsSchema, ThreadRealtimeListResultSchema, { wholeMethod: true }),
   'account/gatewayOAuth/read': requestWithoutParams(GatewayOAuthReadResultSchema),

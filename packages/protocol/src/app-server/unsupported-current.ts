@@ -61,7 +61,6 @@ export const CURRENT_UNSERVED = {
     'plugin/reconcile': 'Deputy has no plugin marketplaces yet',
     'plugin/share/checkout': CHATGPT,
     'app/read': CHATGPT,
-    'turn/settings/update': 'changing a running turn’s settings is not part of Deputy’s turn engine; thread/settings/update applies to the next turn',
     'thread/realtime/appendSpeech': REALTIME,
     'account/gatewayOAuth/login': CLOUD_ACCOUNT,
     'remoteControl/enable': REMOTE_CONTROL,
