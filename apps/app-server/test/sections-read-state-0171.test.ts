@@ -130,6 +130,14 @@ describe('thread sections', () => {
       `thread ${t2.id} is not another thread of section ${later.id}`,
     );
 
+    // Every Thread names its section and when it entered it (thread/read, thread/list, loaded or not).
+    const read = async (id: string) => (await client.call<{ thread: Record<string, unknown> }>('thread/read', { threadId: id })).thread;
+    const t1Read = await read(t1.id);
+    expect(t1Read).toMatchObject({ section: work, sectionEnteredAt: expect.any(Number) });
+    expect(Math.abs((t1Read.sectionEnteredAt as number) - Date.now() / 1000)).toBeLessThan(600);
+    expect(await read(t3.id)).toMatchObject({ section: null, sectionEnteredAt: null });
+    expect((await list(client, { sectionId: work.id })).data.map((t) => (t as unknown as { section: Section | null }).section)).toEqual([work, work]);
+
     const renamed = await client.call<{ section: Section }>('threadSection/update', { sectionId: work.id, name: 'Job' });
     expect(renamed.section).toEqual({ ...work, name: 'Job' });
     const cleared = await client.call<{ section: Section }>('threadSection/update', { sectionId: work.id, name: 'Job', appearance: null });

@@ -1,11 +1,13 @@
 /**
- * The project facts other handlers need (docs/app-server.md "Projects"): which project a thread
- * belongs to (`Thread.projectId`), the check that a project exists, and the
+ * The project and section facts other handlers need (docs/app-server.md "Projects"): which
+ * project and section a thread belongs to (`Thread.projectId`, `section`, `sectionEnteredAt`),
+ * the wire form of a section, the check that a project exists, and the
  * `thread/project/updated` announcement after a request moved threads. A leaf module, so the
  * thread handlers and the `project/*` handlers can share it.
  */
 import { RpcError, type HandlerContext } from '@deputy/rpc/core';
-import type { StoredProject } from '@deputy/engine';
+import type { StoredProject, StoredSection } from '@deputy/engine';
+import { AppServer } from '@deputy/protocol';
 import { afterResponseOn, type AppContext } from '../app-context.js';
 import { notification } from '../project/outbound.js';
 import { invalidParams } from './command.js';
@@ -13,6 +15,33 @@ import { invalidParams } from './command.js';
 /** The project a stored thread belongs to, or null. */
 export function projectIdOf(app: AppContext, threadId: string): string | null {
   return app.manager.state.projects.projectOf(threadId);
+}
+
+/** The wire form of a stored section. */
+export function wireSection(section: StoredSection): AppServer.ThreadSection {
+  const appearance = AppServer.ThreadSectionSchema.shape.appearance.safeParse(section.appearance);
+  return { id: section.id, name: section.name, appearance: appearance.success ? appearance.data : null };
+}
+
+/** Where a stored thread is filed: its project, and its section with the time it entered it. */
+export interface ThreadPlacement {
+  projectId: string | null;
+  section: AppServer.ThreadSection | null;
+  sectionEnteredAt: number | null;
+}
+
+/** The placement of an ephemeral thread (never filed anywhere). */
+export const UNPLACED: ThreadPlacement = { projectId: null, section: null, sectionEnteredAt: null };
+
+/** The project and section of a stored thread (`Thread.projectId`, `section`, `sectionEnteredAt`). */
+export function placementOf(app: AppContext, threadId: string): ThreadPlacement {
+  const membership = app.manager.state.membership(threadId);
+  const section = membership === null ? null : app.manager.state.section(membership.sectionId);
+  return {
+    projectId: projectIdOf(app, threadId),
+    section: section === null ? null : wireSection(section),
+    sectionEnteredAt: section === null || membership === null ? null : membership.enteredAt,
+  };
 }
 
 /**

@@ -18,7 +18,7 @@ import { projectThread } from '../project/threads.js';
 import { invalidParams } from './command.js';
 import { pageById } from './common.js';
 import { existingThread } from './goals.js';
-import { announceThreadProjects, projectIdOf, requireProject } from './project-state.js';
+import { announceThreadProjects, placementOf, projectIdOf, requireProject } from './project-state.js';
 import { wireLoadedThread } from './thread.js';
 import type { Handlers } from './types.js';
 
@@ -106,7 +106,7 @@ function wireThreadOf(app: AppContext, threadId: string): AppServer.Thread {
   if (loaded) return wireLoadedThread(app, loaded);
   const summary = app.manager.index.get(threadId);
   if (summary === null) throw RpcError.invalidRequest(`thread not found: ${threadId}`);
-  return projectThread({ summary, cliVersion: app.runtime.version, status: { type: 'notLoaded' }, projectId: projectIdOf(app, threadId) });
+  return projectThread({ summary, cliVersion: app.runtime.version, status: { type: 'notLoaded' }, ...placementOf(app, threadId) });
 }
 
 /** The handlers of this area. */

@@ -8,20 +8,14 @@
  */
 import { RpcError, type HandlerContext } from '@deputy/rpc/core';
 import type { StoredSection } from '@deputy/engine';
-import { AppServer } from '@deputy/protocol';
 import { afterResponseOn, type AppContext } from '../app-context.js';
 import { notification } from '../project/outbound.js';
 import { pageById } from './common.js';
 import { existingThread } from './goals.js';
+import { wireSection } from './project-state.js';
 import type { Handlers } from './types.js';
 
 const DEFAULT_PAGE = 100;
-
-/** The wire form of a stored section. */
-export function wireSection(section: StoredSection): AppServer.ThreadSection {
-  const appearance = AppServer.ThreadSectionSchema.shape.appearance.safeParse(section.appearance);
-  return { id: section.id, name: section.name, appearance: appearance.success ? appearance.data : null };
-}
 
 /** The section, or -32600 `section not found: <id>`. */
 export function requireSection(app: AppContext, sectionId: string): StoredSection {

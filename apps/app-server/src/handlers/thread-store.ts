@@ -12,7 +12,7 @@ import { afterResponseOn, type AppContext } from '../app-context.js';
 import { threadArchived, threadNameUpdated, threadStatusChanged, threadUnarchived } from '../project/lifecycle.js';
 import { projectThread, projectTurns } from '../project/threads.js';
 import { noRollout, orNotFound, parseThreadId } from './common.js';
-import { projectIdOf, requireProject } from './project-state.js';
+import { placementOf, requireProject } from './project-state.js';
 import { readStateOf } from './read-state.js';
 import { wireLoadedThread } from './thread.js';
 import type { Handlers } from './types.js';
@@ -59,7 +59,7 @@ export function wireListed(app: AppContext, summary: ThreadSummary): AppServer.T
   const loaded = app.manager.get(summary.id);
   return loaded
     ? wireLoadedThread(app, loaded)
-    : projectThread({ summary, cliVersion: app.runtime.version, status: { type: 'notLoaded' }, projectId: projectIdOf(app, summary.id) });
+    : projectThread({ summary, cliVersion: app.runtime.version, status: { type: 'notLoaded' }, ...placementOf(app, summary.id) });
 }
 
 type IndexSortKey = 'created_at' | 'updated_at';
@@ -185,8 +185,7 @@ export function threadStoreHandlers(app: AppContext): Handlers {
       const loaded = app.manager.get(threadId);
       const turns = params.includeTurns === true ? projectTurns(snapshot.turns) : [];
       if (loaded) return { thread: wireLoadedThread(app, loaded, turns) };
-      const projectId = projectIdOf(app, threadId);
-      return { thread: projectThread({ summary: snapshot.summary, cliVersion: app.runtime.version, status: { type: 'notLoaded' }, turns, projectId }) };
+      return { thread: projectThread({ summary: snapshot.summary, cliVersion: app.runtime.version, status: { type: 'notLoaded' }, turns, ...placementOf(app, threadId) }) };
     },
     'thread/list': (params) => listPage(app, params),
     'thread/archive': async (params, ctx) => {
@@ -208,7 +207,7 @@ export function threadStoreHandlers(app: AppContext): Handlers {
       }
       const summary = await app.manager.unarchive(threadId);
       afterResponseOn(app, ctx, threadId, () => app.router.publish(threadId, [threadUnarchived(threadId)]));
-      return { thread: projectThread({ summary, cliVersion: app.runtime.version, status: { type: 'notLoaded' }, projectId: projectIdOf(app, threadId) }) };
+      return { thread: projectThread({ summary, cliVersion: app.runtime.version, status: { type: 'notLoaded' }, ...placementOf(app, threadId) }) };
     },
     'thread/name/set': async (params, ctx) => {
       const threadId = parseThreadId(params.threadId);

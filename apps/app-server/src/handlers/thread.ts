@@ -17,15 +17,15 @@ import { startupStatusReplay } from '../project/notifications.js';
 import { projectSession, projectThread, projectTurns } from '../project/threads.js';
 import { noRollout, orNotFound, parseThreadId, rejectEphemeral } from './common.js';
 import { engineDynamicTools } from './dynamic-tools.js';
-import { announceThreadProjects, projectIdOf, requireProject } from './project-state.js';
+import { announceThreadProjects, placementOf, requireProject, UNPLACED } from './project-state.js';
 import { threadOptions } from './thread-options.js';
 import type { Handlers } from './types.js';
 
 /** The wire form of a loaded thread, with its current status. */
 export function wireLoadedThread(app: AppContext, thread: Thread, turns: AppServer.Turn[] = []): AppServer.Thread {
   const summary = app.manager.summaryOf(thread);
-  const projectId = thread.meta.ephemeral === true ? null : projectIdOf(app, thread.id);
-  const wire = projectThread({ summary, cliVersion: thread.meta.cliVersion, status: app.router.statusOf(thread.id), turns, projectId });
+  const placement = thread.meta.ephemeral === true ? UNPLACED : placementOf(app, thread.id);
+  const wire = projectThread({ summary, cliVersion: thread.meta.cliVersion, status: app.router.statusOf(thread.id), turns, ...placement });
   // Loaded: the current settings decide `model` and `reasoningEffort` (0.171 fields).
   return { ...wire, model: thread.settings.model, reasoningEffort: thread.settings.reasoningEffort };
 }

@@ -75,10 +75,13 @@ export interface ThreadFacts {
   turns?: AppServer.Turn[];
   /** The project it belongs to (`Thread.projectId`); null or absent for none. */
   projectId?: string | null;
+  /** Its section (`Thread.section`) and when it entered it (Unix seconds); null or absent for none. */
+  section?: AppServer.ThreadSection | null;
+  sectionEnteredAt?: number | null;
 }
 
 /** Builds a wire `Thread`. */
-export function projectThread({ summary, cliVersion, status, turns = [], projectId = null }: ThreadFacts): AppServer.Thread {
+export function projectThread({ summary, cliVersion, status, turns = [], projectId = null, section = null, sectionEnteredAt = null }: ThreadFacts): AppServer.Thread {
   return {
     id: summary.id,
     sessionId: summary.id,
@@ -102,6 +105,8 @@ export function projectThread({ summary, cliVersion, status, turns = [], project
     projectId,
     model: summary.model,
     recencyAt: wholeSeconds(summary.updatedAtMs),
+    section,
+    sectionEnteredAt,
   };
 }
 

@@ -160,6 +160,18 @@ export const GitInfoSchema = z.object({
 export type GitInfo = z.infer<typeof GitInfoSchema>;
 
 /** A conversation. Field order follows the reference's emission order. */
+/** How a section looks in clients (0.171). */
+export const ThreadSectionAppearanceSchema = z.object({ color: z.string().nullish(), icon: z.string().nullish() });
+
+/** A user-defined group of threads (0.171). */
+export const ThreadSectionSchema = z.object({
+  /** Server-assigned UUIDv7, stable across renames. */
+  id: z.string(),
+  name: z.string(),
+  appearance: ThreadSectionAppearanceSchema.nullable(),
+});
+export type ThreadSection = z.infer<typeof ThreadSectionSchema>;
+
 export const ThreadSchema = z.object({
   /** Thread id (UUIDv7). */
   id: z.string(),
@@ -207,6 +219,10 @@ export const ThreadSchema = z.object({
   reasoningEffort: z.string().min(1).nullish(),
   /** Unix seconds used for recency ordering (0.171); Deputy's is `updatedAt`. */
   recencyAt: Int64Schema.nullish(),
+  /** The section the thread is in (`thread/section/move`), null when none (0.171). */
+  section: ThreadSectionSchema.nullish(),
+  /** Unix seconds when the thread entered its current section, null when none (0.171). */
+  sectionEnteredAt: Int64Schema.nullish(),
 });
 export type Thread = z.infer<typeof ThreadSchema>;
 

@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import { ThreadItemSchema, UserInputSchema } from './items.js';
 import { Int64Schema, PayloadRequestIdSchema, UInt32Schema } from './primitives.js';
-import { ThreadSchema, TurnSchema } from './shared.js';
+import { ThreadSchema, ThreadSectionAppearanceSchema, ThreadSectionSchema, TurnSchema } from './shared.js';
 import { ThreadSourceKindSchema } from './thread.js';
 import { ThreadReadStateSchema } from './thread-read-state.js';
 import { PageSortDirectionSchema } from './turns-list.js';
@@ -323,17 +323,8 @@ export const ThreadReadStateUpdateResultSchema = z.object({ readState: ThreadRea
 /** `thread/readState/changed` notification. */
 export const ThreadReadStateChangedNotificationSchema = z.object({ threadId: z.string(), readState: ThreadReadStateSchema });
 
-/** How a section looks in clients. */
-export const ThreadSectionAppearanceSchema = z.object({ color: z.string().nullish(), icon: z.string().nullish() });
-
-/** A user-defined group of threads. */
-export const ThreadSectionSchema = z.object({
-  /** Server-assigned UUIDv7, stable across renames. */
-  id: z.string(),
-  name: z.string(),
-  appearance: ThreadSectionAppearanceSchema.nullable(),
-});
-export type ThreadSection = z.infer<typeof ThreadSectionSchema>;
+// `ThreadSection` is part of every `Thread` (`Thread.section`), so it lives in shared.ts.
+export { ThreadSectionAppearanceSchema, ThreadSectionSchema, type ThreadSection } from './shared.js';
 
 /** `threadSection/list` params. */
 export const ThreadSectionListParamsSchema = z.object({ cursor: z.string().nullish(), limit: UInt32Schema.nullish() });
