@@ -64,6 +64,7 @@ describe('read state', () => {
     );
     const unread = await client.call<{ readState: ReadState }>('thread/readState/update', { threadId, operation: { type: 'unread' }, expectedRevision: '2' });
     expect(unread.readState).toEqual({ firstUnread: { type: 'threadStart' }, revision: '3' });
+    expect((await client.call<{ readState: ReadState }>('thread/read', { threadId })).readState).toEqual(unread.readState);
     const store = ThreadStateStore.open(h.temp.home);
     try {
       expect(store.readState(threadId)).toEqual({ firstUnread: { type: 'threadStart' }, revision: 3 });

@@ -184,8 +184,9 @@ export function threadStoreHandlers(app: AppContext): Handlers {
       const snapshot = await orNotFound(app.manager.read(threadId), () => RpcError.invalidRequest(`thread not loaded: ${threadId}`));
       const loaded = app.manager.get(threadId);
       const turns = params.includeTurns === true ? projectTurns(snapshot.turns) : [];
-      if (loaded) return { thread: wireLoadedThread(app, loaded, turns) };
-      return { thread: projectThread({ summary: snapshot.summary, cliVersion: app.runtime.version, status: { type: 'notLoaded' }, turns, ...placementOf(app, threadId) }) };
+      if (loaded) return { thread: wireLoadedThread(app, loaded, turns), readState: loaded.meta.ephemeral === true ? null : readStateOf(app, threadId) };
+      const thread = projectThread({ summary: snapshot.summary, cliVersion: app.runtime.version, status: { type: 'notLoaded' }, turns, ...placementOf(app, threadId) });
+      return { thread, readState: readStateOf(app, threadId) };
     },
     'thread/list': (params) => listPage(app, params),
     'thread/archive': async (params, ctx) => {

@@ -80,14 +80,14 @@ export type {
 } from './initialize.js';
 export {
   DynamicToolSpecSchema, TurnEnvironmentSchema, ThreadStartParamsSchema, ThreadSessionResultSchema,
-  ThreadResumeParamsSchema, ThreadForkParamsSchema, ThreadIdParamsSchema, ThreadResultSchema,
+  ThreadResumeParamsSchema, ThreadForkParamsSchema, ThreadIdParamsSchema, ThreadResultSchema, ThreadReadResultSchema,
   ThreadUnsubscribeResultSchema, ThreadSetNameParamsSchema, ThreadRollbackParamsSchema,
   ThreadSourceKindSchema, ThreadListParamsSchema, ThreadListResultSchema, ThreadLoadedListParamsSchema,
   ThreadLoadedListResultSchema, ThreadReadParamsSchema,
 } from './thread.js';
 export type {
   DynamicToolSpec, TurnEnvironment, ThreadStartParams, ThreadSessionResult, ThreadResumeParams,
-  ThreadForkParams, ThreadIdParams, ThreadResult, ThreadUnsubscribeResult, ThreadSetNameParams,
+  ThreadForkParams, ThreadIdParams, ThreadResult, ThreadReadResult, ThreadUnsubscribeResult, ThreadSetNameParams,
   ThreadRollbackParams, ThreadSourceKind, ThreadListParams, ThreadListResult, ThreadLoadedListParams,
   ThreadLoadedListResult, ThreadReadParams,
 } from './thread.js';

@@ -160,6 +160,7 @@ import {
   ThreadLoadedListResultSchema,
   ThreadReadParamsSchema,
   ThreadResultSchema,
+  ThreadReadResultSchema,
   ThreadResumeParamsSchema,
   ThreadRollbackParamsSchema,
   ThreadSessionResultSchema,
@@ -241,7 +242,7 @@ export const clientRequests = {
   'thread/rollback': request(ThreadRollbackParamsSchema, ThreadResultSchema),
   'thread/list': request(ThreadListParamsSchema, ThreadListResultSchema, { fields: { projectId: 'thread/list.projectId' } }),
   'thread/loaded/list': request(ThreadLoadedListParamsSchema, ThreadLoadedListResultSchema),
-  'thread/read': request(ThreadReadParamsSchema, ThreadResultSchema),
+  'thread/read': request(ThreadReadParamsSchema, ThreadReadResultSchema),
   'thread/turns/list': request(ThreadTurnsListParamsSchema, ThreadTurnsListResultSchema, { wholeMethod: true }),
   'thread/turns/items/list': request(ThreadTurnsItemsListParamsSchema, ThreadTurnsItemsListResultSchema, {
     wholeMethod: true,

@@ -215,6 +215,12 @@ export const ThreadResultSchema = z.object({
 });
 export type ThreadResult = z.infer<typeof ThreadResultSchema>;
 
+/** `thread/read` result: the thread and (0.171) its read state; null when it has none (ephemeral). */
+export const ThreadReadResultSchema = ThreadResultSchema.extend({
+  readState: ThreadReadStateSchema.nullish(),
+});
+export type ThreadReadResult = z.infer<typeof ThreadReadResultSchema>;
+
 /** `thread/unsubscribe` result. The thread stays loaded either way. */
 export const ThreadUnsubscribeResultSchema = z.object({
   /** What happened. */
