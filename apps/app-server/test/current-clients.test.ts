@@ -287,6 +287,11 @@ describe('local answers and honest empty ones', () => {
     expect(await client.call('userVerification/cancel', { requestId: 'r' })).toEqual({});
     expect(await client.call('userVerification/delete', {})).toEqual({});
     expect(await client.call('remoteControl/disable')).toMatchObject({ status: 'disabled', environmentId: null });
+    expect(await client.call('plugin/search', { searchTerm: 'lint' })).toEqual({ data: [], nextCursor: null });
+    expect(await client.call('plugin/reconcile', {})).toEqual({ changedPlugins: [], failedRemotePluginIds: [], failedMaterializationRemotePluginIds: [] });
+    expect(await client.call('thread/memory/read', { threadId: thread.id })).toEqual({ summary: null });
+    expect(await client.call('memory/status', {})).toEqual({ v2Ready: false, v2ConsolidatedThreads: 0 });
+    expect((await client.request('thread/memory/read', { threadId: 'nope' })).error?.code).toBe(-32600);
   });
 
   it('refuse the backend features they do not have with a plain -32600, and experimental ones without the capability', async () => {

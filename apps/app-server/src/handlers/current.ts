@@ -105,6 +105,14 @@ export function currentHandlers(app: AppContext): Handlers {
       return { terminated: false };
     },
     'plugin/installed': () => ({ marketplaces: [], marketplaceLoadErrors: [] }),
+    // No plugin marketplaces and no memory pipeline: the honest empty answers.
+    'plugin/search': () => ({ data: [], nextCursor: null }),
+    'plugin/reconcile': () => ({ changedPlugins: [], failedRemotePluginIds: [], failedMaterializationRemotePluginIds: [] }),
+    'thread/memory/read': (params) => {
+      parseThreadId(params.threadId);
+      return { summary: null };
+    },
+    'memory/status': () => ({ v2Ready: false, v2ConsolidatedThreads: 0 }),
     'app/installed': () => ({ apps: [] }),
     'thread/realtime/list': (params) => {
       parseThreadId(params.threadId);

@@ -133,6 +133,40 @@ export const ThreadBackgroundTerminalsTerminateParamsSchema = z.object({ threadI
 export const ThreadBackgroundTerminalsTerminateResultSchema = z.object({ terminated: z.boolean() });
 
 /** `plugin/installed` params. */
+/** `plugin/search` params (experimental). */
+export const PluginSearchParamsSchema = z.object({
+  searchTerm: z.string(),
+  cursor: z.string().nullish(),
+  cwds: z.array(z.string()).nullish(),
+  limit: UInt32Schema.nullish(),
+  scope: z.string().nullish(),
+});
+
+/** `plugin/search` result: Deputy has no plugin marketplaces, so nothing is ever found. */
+export const PluginSearchResultSchema = z.object({ data: z.array(z.never()), nextCursor: z.string().nullish() });
+
+/** `plugin/reconcile` params. */
+export const PluginReconcileParamsSchema = z.object({ reason: z.string().nullish() });
+
+/** `plugin/reconcile` result: no plugins, so nothing changed or failed. */
+export const PluginReconcileResultSchema = z.object({
+  changedPlugins: z.array(z.never()),
+  failedRemotePluginIds: z.array(z.never()),
+  failedMaterializationRemotePluginIds: z.array(z.never()),
+});
+
+/** `thread/memory/read` params (experimental). */
+export const ThreadMemoryReadParamsSchema = z.object({ threadId: z.string() });
+
+/** `thread/memory/read` result: Deputy consolidates no memories, so there is no summary. */
+export const ThreadMemoryReadResultSchema = z.object({ summary: z.string().nullish() });
+
+/** `memory/status` params (experimental). */
+export const MemoryStatusParamsSchema = z.object({ minConsolidatedThreads: z.number().int().nullish() });
+
+/** `memory/status` result: the memory pipeline is not there. */
+export const MemoryStatusResultSchema = z.object({ v2Ready: z.boolean(), v2ConsolidatedThreads: z.number().int() });
+
 export const PluginInstalledParamsSchema = z.object({
   cwds: z.array(AbsolutePathSchema).nullish(),
   installSuggestionPluginNames: z.array(z.string()).nullish(),

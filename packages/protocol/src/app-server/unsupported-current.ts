@@ -43,7 +43,6 @@ const CLOUD_ACCOUNT = 'cloud-vendor account set-up (Bedrock, GCP, gateway OAuth)
 const REALTIME = 'voice/realtime sessions need the OpenAI Realtime API; out of scope';
 const MODEL_SIDE = 'needs a model-side feature Deputy lacks (prediction, guardian reviewer, side sampling, plan mode)';
 const ENVIRONMENTS = 'remote exec-server environments; Deputy runs everything in one local environment';
-const NO_MEMORY = 'Deputy has no memory-consolidation pipeline';
 
 /** 0.171-only methods we do not serve, each with the reason. */
 export const CURRENT_UNSERVED = {
@@ -53,12 +52,8 @@ export const CURRENT_UNSERVED = {
     'thread/sample': MODEL_SIDE,
     'thread/sample/cancel': MODEL_SIDE,
     'thread/prediction/request': MODEL_SIDE,
-    'thread/memory/read': NO_MEMORY,
-    'memory/status': NO_MEMORY,
     'thread/guardianReview': MODEL_SIDE,
     'thread/prepareApprovedPlan': MODEL_SIDE,
-    'plugin/search': 'Deputy has no plugin marketplaces yet',
-    'plugin/reconcile': 'Deputy has no plugin marketplaces yet',
     'plugin/share/checkout': CHATGPT,
     'app/read': CHATGPT,
     'thread/realtime/appendSpeech': REALTIME,
