@@ -262,8 +262,10 @@ describe('a table loaded on first need', () => {
     const unknown = h.client.request('no/such', {});
     await waitFor(() => h.admitted.length === 2);
     h.load();
-    expect(await rpcFailure(unserved)).toEqual({ code: INVALID_REQUEST, message: 'Invalid request: `plugin/list` is not supported by this server' });
-    expect((await rpcFailure(unknown)).message).toBe('Invalid request: unknown variant `no/such`, expected one of `hello`, `thread/read`, `plugin/list`');
+    // Both failures are awaited together: the second may arrive before the first is read.
+    const [unservedFailure, unknownFailure] = await Promise.all([rpcFailure(unserved), rpcFailure(unknown)]);
+    expect(unservedFailure).toEqual({ code: INVALID_REQUEST, message: 'Invalid request: `plugin/list` is not supported by this server' });
+    expect(unknownFailure.message).toBe('Invalid request: unknown variant `no/such`, expected one of `hello`, `thread/read`, `plugin/list`');
     expect(h.guarded).toEqual(['plugin/list']);
   });
 });
