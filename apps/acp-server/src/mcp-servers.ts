@@ -6,21 +6,12 @@
  * does not wait for them) and their tools follow the default `auto` approval mode.
  */
 import type * as acp from '@agentclientprotocol/sdk';
-import type { ResolvedConfig } from '@deputy/engine';
+import { MCP_SERVER_DEFAULTS, type ResolvedConfig } from '@deputy/engine';
 
 type McpServerConfig = ResolvedConfig['mcpServerConfigs'][number];
 
-const DEFAULTS = {
-  enabled: true,
-  required: false,
-  startupTimeoutMs: 30_000,
-  toolTimeoutMs: 120_000,
-  enabledTools: null,
-  disabledTools: [],
-  supportsParallelToolCalls: false,
-  defaultToolsApprovalMode: 'auto',
-  toolApprovalModes: {},
-} as const satisfies Omit<McpServerConfig, 'name' | 'transport'>;
+/** The defaults of a `config.toml` entry that sets nothing but its transport. */
+const DEFAULTS: Omit<McpServerConfig, 'name' | 'transport'> = { ...MCP_SERVER_DEFAULTS, disabledTools: [], toolApprovalModes: {} };
 
 /** A server name the engine accepts (letters, digits, `_`, `-`): other characters become `_`. */
 export function serverName(name: string): string {

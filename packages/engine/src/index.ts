@@ -34,6 +34,7 @@ export { discoverHooks, HOOK_EVENTS, hookEventLabel, type HookEntry, type HookEv
 export { describeModel, listProviderModels } from './model/catalog.js';
 export { BUILT_IN_LOCAL_PROVIDERS, type LocalModelServer, type LocalProvider, type LocalProviders } from './model/local-providers.js';
 export type { ModelClient, ModelRequest, ModelStreamEvent, ResponseItem, ToolSpec } from './model/types.js';
+export { MCP_SERVER_DEFAULTS } from './mcp/config.js';
 export { DEFAULT_LOGIN_TIMEOUT_MS, McpOAuth, type McpAuthStatusValue, type McpOAuthLogin, type McpOAuthLoginOutcome } from './mcp/oauth/index.js';
 export { discoverSkills, isSkillEnabled, skillToggles, type Skill, type SkillLoadError, type SkillScope, type SkillSet } from './skills/discovery.js';
 export { renderSkillsInstructions } from './skills/instructions.js';

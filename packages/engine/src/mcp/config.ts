@@ -90,6 +90,19 @@ const SERVER_NAME = /^[A-Za-z0-9_-]+$/;
 const DEFAULT_STARTUP_MS = 30_000;
 const DEFAULT_TOOL_MS = 120_000;
 
+/** What a server entry gets for every key it leaves out (a front door's own servers start from it too). */
+export const MCP_SERVER_DEFAULTS = {
+  enabled: true,
+  required: false,
+  startupTimeoutMs: DEFAULT_STARTUP_MS,
+  toolTimeoutMs: DEFAULT_TOOL_MS,
+  enabledTools: null,
+  disabledTools: [],
+  supportsParallelToolCalls: false,
+  defaultToolsApprovalMode: 'auto',
+  toolApprovalModes: {},
+} as const satisfies Omit<McpServerConfig, 'name' | 'transport'>;
+
 /** The result of parsing every server: configs by name, and warnings for unknown keys. */
 export interface McpServersParse {
   servers: McpServerConfig[];
@@ -134,14 +147,14 @@ export function parseMcpServer(name: string, raw: unknown): { server: McpServerC
     server: {
       name,
       transport,
-      enabled: t.enabled ?? true,
-      required: t.required ?? false,
+      enabled: t.enabled ?? MCP_SERVER_DEFAULTS.enabled,
+      required: t.required ?? MCP_SERVER_DEFAULTS.required,
       startupTimeoutMs,
       toolTimeoutMs: t.tool_timeout_sec !== undefined ? t.tool_timeout_sec * 1000 : DEFAULT_TOOL_MS,
-      enabledTools: t.enabled_tools ?? null,
+      enabledTools: t.enabled_tools ?? MCP_SERVER_DEFAULTS.enabledTools,
       disabledTools: t.disabled_tools ?? [],
-      supportsParallelToolCalls: t.supports_parallel_tool_calls ?? false,
-      defaultToolsApprovalMode: t.default_tools_approval_mode ?? 'auto',
+      supportsParallelToolCalls: t.supports_parallel_tool_calls ?? MCP_SERVER_DEFAULTS.supportsParallelToolCalls,
+      defaultToolsApprovalMode: t.default_tools_approval_mode ?? MCP_SERVER_DEFAULTS.defaultToolsApprovalMode,
       toolApprovalModes,
       ...(transport.type === 'http' ? { oauth: { scopes: t.scopes ?? null, resource: t.oauth_resource ?? null, clientId: t.oauth?.client_id ?? null } } : {}),
     },
