@@ -1,7 +1,7 @@
 /**
  * The operating-system side of one child process, in bytes: the checks that make a start fail
  * the same way on pipes and on a terminal, the spawn in a process group of its own (pipes:
- * `child_process.spawn` with `detached: true`; terminal: `@lydell/node-pty`, whose forkpty makes
+ * `child_process.spawn` with `detached: true`, in the spawn helper when it runs; terminal: `@lydell/node-pty`, whose forkpty makes
  * the child a session and group leader), raw output, stdin, resize, and signals to the group.
  * Only `child.ts` uses it: the sandbox and the kill policy live there, text decoding in
  * `exec-process.ts`.
@@ -14,6 +14,7 @@ import type { Readable } from 'node:stream';
 import pty from '@lydell/node-pty';
 import type { IPty } from '@lydell/node-pty';
 import { ExecSpawnError } from './errors.js';
+import { HelperSpawnFailure, spawnThroughHelper, type HelperChild } from './spawn-helper.js';
 
 /** Which stream a chunk came from; a terminal merges both into `stdout`. */
 export type OutputStream = 'stdout' | 'stderr';
@@ -134,9 +135,8 @@ function spawnError(file: string, error: unknown, where = ''): ExecSpawnError {
   });
 }
 
-/** Spawns `argv` on pipes in a new process group; rejects with ExecSpawnError when it cannot start. */
-export async function spawnOnPipes(options: RawSpawnOptions): Promise<RawChild> {
-  const [file, ...args] = options.argv as [string, ...string[]];
+/** Spawns in this process (the helper is off or unavailable); listeners go on before any await. */
+async function spawnHere(file: string, args: string[], options: RawSpawnOptions): Promise<HelperChild> {
   let child;
   try {
     child = spawnPiped(file, args, { cwd: options.cwd, env: { ...options.env }, detached: true, stdio: [options.stdin, 'pipe', 'pipe'] });
@@ -144,8 +144,7 @@ export async function spawnOnPipes(options: RawSpawnOptions): Promise<RawChild> 
     // Node refuses some arguments (a NUL byte) before anything runs.
     throw spawnError(file, error);
   }
-  // Listeners go on before the first await so no early output or exit can be missed; errors
-  // after spawn (a failed kill, a broken stdin) must not crash the process.
+  // Errors after spawn (a failed kill, a broken stdin) must not crash the process.
   const { stdin } = child;
   child.on('error', () => undefined);
   stdin?.on('error', () => undefined);
@@ -164,23 +163,39 @@ export async function spawnOnPipes(options: RawSpawnOptions): Promise<RawChild> 
   return {
     pid: child.pid as number,
     exited,
-    // A background grandchild can hold the pipes open forever, so the wait for them is bounded.
-    ended: exited.then(async (exit) => {
-      await within(Promise.all(closed), options.outputDrainMs);
-      return exit;
-    }),
+    outputsClosed: Promise.all(closed).then(() => undefined),
     write: (data) => {
       if (stdin !== null && !stdin.destroyed && stdin.writable) stdin.write(data);
     },
     closeStdin: () => stdin?.end(),
-    resize: () => {
-      throw new Error('process is not attached to a PTY');
-    },
     pause: each((stream) => stream.pause()),
     resume: each((stream) => stream.resume()),
     dispose: () => {
       stdin?.destroy();
       Object.values(outputs).forEach((stream) => stream.destroy());
+    },
+  };
+}
+
+/**
+ * Spawns `argv` on pipes in a new process group, through the spawn helper when it runs (see
+ * `spawn-helper.ts`), else here; rejects with ExecSpawnError when it cannot start.
+ */
+export async function spawnOnPipes(options: RawSpawnOptions): Promise<RawChild> {
+  const [file, ...args] = options.argv as [string, ...string[]];
+  const request = { file, args, cwd: options.cwd, env: options.env, stdin: options.stdin, onOutput: options.onOutput };
+  const viaHelper = await spawnThroughHelper(request);
+  if (viaHelper instanceof HelperSpawnFailure) throw spawnError(file, viaHelper);
+  const child = viaHelper ?? (await spawnHere(file, args, options));
+  return {
+    ...child,
+    // A background grandchild can hold the pipes open forever, so the wait for them is bounded.
+    ended: child.exited.then(async (exit) => {
+      await within(child.outputsClosed, options.outputDrainMs);
+      return exit;
+    }),
+    resize: () => {
+      throw new Error('process is not attached to a PTY');
     },
   };
 }

@@ -25,6 +25,7 @@ import { buildChildEnv, ShellEnvironmentPolicySchema, withExecEnvDefaults, type 
 import { ExecSessionManager } from '../exec/exec-session.js';
 import { defaultShell } from '../exec/shell.js';
 import { cleanStaleShellSnapshots, ShellSnapshots } from '../exec/shell-snapshot.js';
+import { warmSpawnHelper } from '../exec/spawn-helper.js';
 import { describeModel } from '../model/catalog.js';
 import { BUILT_IN_LOCAL_PROVIDERS, LocalProviderClient, LocalServers, type LocalProviders } from '../model/local-providers.js';
 import { createModelClient, type ProviderConnection } from '../model/provider.js';
@@ -364,6 +365,7 @@ export class EngineRuntime {
       services,
       mcp,
       prewarmShell: (cwd, sandbox) => {
+        warmSpawnHelper();
         const env = services.childEnv();
         shellSnapshots?.prewarm({ shell: defaultShell(), cwd, env, sandbox, hiddenPaths: this.#hiddenPaths });
       },

@@ -1,0 +1,153 @@
+/**
+ * The spawn helper (docs/performance.md "Starting commands"): piped commands start in a small
+ * helper process, their output, exit and stdin cross its IPC channel, and nothing of the
+ * command's behaviour changes. Asserted on the host: who the command's parent is, which
+ * processes exist, what bytes arrive.
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { signalProcessGroup, spawnOnPipes, type RawChild, type RawSpawnOptions } from '../../src/exec/process.js';
+import { exists, killGroup, makeTempDir, testEnv, waitFor } from './helpers.js';
+
+let cwd: string;
+const groups: number[] = [];
+
+beforeAll(async () => {
+  cwd = await makeTempDir('deputy-spawn-helper-');
+});
+
+afterAll(async () => {
+  await fs.promises.rm(cwd, { recursive: true, force: true });
+});
+
+afterEach(() => {
+  for (const pgid of groups.splice(0)) killGroup(pgid);
+});
+
+interface Collected {
+  child: RawChild;
+  stdout: () => Buffer;
+  stderr: () => Buffer;
+}
+
+async function run(argv: string[], overrides: Partial<RawSpawnOptions> = {}): Promise<Collected> {
+  const chunks = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
+  const child = await spawnOnPipes({
+    argv,
+    cwd,
+    env: testEnv(),
+    stdin: 'pipe',
+    outputDrainMs: 2_000,
+    onOutput: (stream, bytes) => chunks[stream].push(bytes),
+    ...overrides,
+  });
+  groups.push(child.pid);
+  return { child, stdout: () => Buffer.concat(chunks.stdout), stderr: () => Buffer.concat(chunks.stderr) };
+}
+
+/** The parent pid of `pid`, from /proc. */
+function parentOf(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
+/** True while `pid` exists and is not a zombie waiting for its new parent to reap it. */
+function isRunning(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+function commandLineOf(pid: number): string {
+  return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+}
+
+describe('spawn helper', () => {
+  it('starts the command in the helper, in a group of its own, with stdout, stderr, stdin and the exit code intact', async () => {
+    const { child, stdout, stderr } = await run(['/bin/sh', '-c', 'echo "pg:$(ps -o pgid= -p $$ | tr -d " ")"; cat; echo oops >&2; exit 7']);
+    const parent = parentOf(child.pid);
+    expect(parent).not.toBe(process.pid);
+    expect(commandLineOf(parent)).toContain('deputy-spawn-helper');
+    expect(parentOf(parent)).toBe(process.pid);
+    child.write('from stdin\n');
+    child.closeStdin();
+    expect(await child.ended).toEqual({ exitCode: 7, signal: null });
+    expect(stdout().toString()).toBe(`pg:${child.pid}\nfrom stdin\n`);
+    expect(stderr().toString()).toBe('oops\n');
+  });
+
+  it('refuses a command that cannot start with the OS error number, as a direct spawn does', async () => {
+    await expect(run([path.join(cwd, 'missing-program')])).rejects.toMatchObject({ code: 'spawn_failed', errno: 2 });
+  });
+
+  it('delivers a large output whole and in order', async () => {
+    const { child, stdout } = await run(['/bin/sh', '-c', 'head -c 5000000 /dev/urandom | tee out.bin | cat']);
+    await child.ended;
+    const expected = createHash('sha256').update(fs.readFileSync(path.join(cwd, 'out.bin'))).digest('hex');
+    expect(createHash('sha256').update(stdout()).digest('hex')).toBe(expected);
+  });
+
+  it('lets this process signal the command group directly', async () => {
+    const { child } = await run(['/bin/sh', '-c', 'sleep 60 & sleep 60']);
+    expect(signalProcessGroup(child.pid, 'SIGKILL')).toBe(true);
+    expect(await child.exited).toEqual({ exitCode: null, signal: 'SIGKILL' });
+    await waitFor(() => !exists(child.pid, true));
+  });
+
+  it('kills the commands of a helper that dies and reports them killed; the next command gets a new helper', async () => {
+    const { child } = await run(['/bin/sh', '-c', 'sleep 60']);
+    const helper = parentOf(child.pid);
+    process.kill(helper, 'SIGKILL');
+    expect(await child.exited).toEqual({ exitCode: null, signal: 'SIGKILL' });
+    await waitFor(() => !exists(child.pid, true));
+    const next = await run(['/bin/sh', '-c', 'read word; echo "again $word"']);
+    expect(parentOf(next.child.pid)).not.toBe(helper);
+    expect(commandLineOf(parentOf(next.child.pid))).toContain('deputy-spawn-helper');
+    next.child.write('ok\n');
+    expect(await next.child.ended).toEqual({ exitCode: 0, signal: null });
+    expect(next.stdout().toString()).toBe('again ok\n');
+  });
+
+  it('exits with the process that started it', async () => {
+    // A separate process (the built engine; CI builds before it tests) starts a command, prints its
+    // pid, and is then killed with SIGKILL.
+    const entry = fileURLToPath(new URL('../../dist/exec/process.js', import.meta.url));
+    const script = `import { spawnOnPipes } from ${JSON.stringify(entry)};
+      const child = await spawnOnPipes({ argv: ['/bin/sleep', '60'], cwd: ${JSON.stringify(cwd)}, env: { PATH: '/usr/bin:/bin' }, stdin: 'ignore', outputDrainMs: 10, onOutput() {} });
+      process.stdout.write(child.pid + '\\n');
+      setInterval(() => undefined, 1000);`;
+    const owner = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const pid = await new Promise<number>((resolve, reject) => {
+        owner.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
+        owner.once('exit', (code) => reject(new Error(`owner exited with ${code}`)));
+      });
+      groups.push(pid);
+      const helper = parentOf(pid);
+      expect(commandLineOf(helper)).toContain('deputy-spawn-helper');
+      owner.kill('SIGKILL');
+      await waitFor(() => !isRunning(helper), 10_000, 'the helper to exit');
+    } finally {
+      if (owner.exitCode === null && owner.signalCode === null) owner.kill('SIGKILL');
+    }
+  });
+
+  it('is off with DEPUTY_SPAWN_HELPER=0: the command is a child of this process', async () => {
+    process.env.DEPUTY_SPAWN_HELPER = '0';
+    try {
+      const { child, stdout } = await run(['/bin/sh', '-c', 'echo direct']);
+      expect(parentOf(child.pid)).toBe(process.pid);
+      await child.ended;
+      expect(stdout().toString()).toBe('direct\n');
+    } finally {
+      delete process.env.DEPUTY_SPAWN_HELPER;
+    }
+  });
+});
