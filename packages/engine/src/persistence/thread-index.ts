@@ -140,6 +140,10 @@ function openConfigured(file: string): SqlDatabase {
 export class ThreadIndex {
   readonly #db: SqlDatabase;
   readonly #statements = new Map<string, SqlStatement>();
+  /** `touchSoon` calls not yet written, by thread id. */
+  readonly #pendingTouches = new Map<string, { updatedAtMs: number; preview: string | undefined }>();
+  #flushTimer: NodeJS.Immediate | undefined;
+  #isFlushing = false;
   /** Text searches and rollout scans, on a worker thread (see `thread-index-reader.ts`). */
   readonly reader: ThreadIndexReader;
 
@@ -197,6 +201,8 @@ export class ThreadIndex {
   }
 
   #stmt(sql: string): SqlStatement {
+    // Whatever reads or writes the index sees the activity recorded before it.
+    if (this.#pendingTouches.size > 0 && !this.#isFlushing) this.#flushTouches();
     let stmt = this.#statements.get(sql);
     if (!stmt) {
       stmt = this.#db.prepare(sql);
@@ -259,6 +265,33 @@ export class ThreadIndex {
     );
   }
 
+  /**
+   * `touch`, deferred to the end of this pass of the event loop: a burst of activity (200 turns
+   * starting at once, each with a few events) becomes one transaction instead of hundreds of
+   * commits. Any read or write of the index (and `close`) applies the pending ones first.
+   */
+  touchSoon(id: string, updatedAtMs: number, preview?: string): void {
+    const pending = this.#pendingTouches.get(id);
+    this.#pendingTouches.set(id, { updatedAtMs, preview: pending?.preview ?? preview });
+    this.#flushTimer ??= setImmediate(() => this.#flushTouches());
+  }
+
+  #flushTouches(): void {
+    if (this.#flushTimer !== undefined) clearImmediate(this.#flushTimer);
+    this.#flushTimer = undefined;
+    if (this.#pendingTouches.size === 0 || !this.#db.open) return;
+    const pending = [...this.#pendingTouches];
+    this.#pendingTouches.clear();
+    this.#isFlushing = true;
+    try {
+      this.#db.transaction(() => {
+        for (const [id, { updatedAtMs, preview }] of pending) this.touch(id, updatedAtMs, preview);
+      })();
+    } finally {
+      this.#isFlushing = false;
+    }
+  }
+
   /** One page of threads, newest first by default. Throws `InvalidCursorError` for a bad cursor. */
   list(options: ThreadListOptions = {}): ThreadListPage {
     const query = buildListQuery(options);
@@ -272,6 +305,7 @@ export class ThreadIndex {
    * `IndexJobTimeoutError` when the search ran too long, `InvalidCursorError` for a bad cursor.
    */
   async listAsync(options: ThreadListOptions = {}): Promise<ThreadListPage> {
+    this.#flushTouches();
     if ((options.search?.trim() ?? '') === '') return this.list(options);
     const query = buildListQuery(options);
     let raws: RawThreadRow[];
@@ -380,6 +414,7 @@ export class ThreadIndex {
 
   /** Closes the database (and stops the reader's worker). */
   close(): void {
+    this.#flushTouches();
     this.reader.close();
     this.#statements.clear();
     if (this.#db.open) this.#db.close();

@@ -386,7 +386,7 @@ export class ThreadManager {
       mcp: services.mcp,
       extensions: this.runtime.threadExtensions(writer?.path ?? null),
       clientToolTimeoutMs: this.runtime.config.dynamicToolTimeoutMs,
-      onActivity: (t) => (writer ? this.index.touch(t.id, t.updatedAtMs, t.preview || undefined) : undefined),
+      onActivity: (t) => (writer ? this.index.touchSoon(t.id, t.updatedAtMs, t.preview || undefined) : undefined),
       onClose: async () => {
         writer?.close();
         await services.close();

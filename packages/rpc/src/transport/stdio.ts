@@ -31,6 +31,7 @@ class StdioTransport implements Transport {
   readonly #queue: AsyncQueue<JsonRpcMessage>;
   readonly #options: StdioTransportOptions;
   #isClosed = false;
+  #isCorked = false;
   readonly #closing = new AbortController();
   #markClosed!: () => void;
 
@@ -123,6 +124,16 @@ class StdioTransport implements Transport {
   async sendEncoded(text: string): Promise<void> {
     if (this.#isClosed) throw new Error('stdio transport is closed');
     const line = toLine(text);
+    // Lines written in one pass of the event loop leave in one system call (a turn's burst of
+    // notifications costs one writev, not one write each).
+    if (!this.#isCorked) {
+      this.#isCorked = true;
+      this.#output.cork();
+      process.nextTick(() => {
+        this.#isCorked = false;
+        this.#output.uncork();
+      });
+    }
     if (this.#output.write(line)) return;
     try {
       await once(this.#output, 'drain', { signal: this.#closing.signal });
