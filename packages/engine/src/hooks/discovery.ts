@@ -251,7 +251,26 @@ function hookStates(config: ResolvedConfig): Record<string, z.infer<typeof HookS
 }
 
 /** The hooks configured for `cwd` under `config`, in display order, with their trust. */
-export async function discoverHooks(config: ResolvedConfig, cwd: string): Promise<HookSet> {
+export function discoverHooks(config: ResolvedConfig, cwd: string): Promise<HookSet> {
+  // A call made while the same discovery runs gets its result (200 turns starting at once in one
+  // directory read the hook files once); a call made after it ended reads them again.
+  const target = path.resolve(cwd);
+  let byCwd = discoveriesInFlight.get(config);
+  if (byCwd === undefined) {
+    byCwd = new Map();
+    discoveriesInFlight.set(config, byCwd);
+  }
+  const running = byCwd.get(target);
+  if (running !== undefined) return running;
+  const discovery = readHooks(config, target).finally(() => byCwd.delete(target));
+  byCwd.set(target, discovery);
+  return discovery;
+}
+
+/** Discoveries in progress, by config and directory. */
+const discoveriesInFlight = new WeakMap<ResolvedConfig, Map<string, Promise<HookSet>>>();
+
+async function readHooks(config: ResolvedConfig, cwd: string): Promise<HookSet> {
   const warnings: string[] = [];
   const target = path.resolve(cwd);
   const states = hookStates(config);

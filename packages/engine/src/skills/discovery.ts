@@ -139,8 +139,24 @@ export interface DiscoverSkillsOptions {
   extraRoots?: readonly string[];
 }
 
-/** The skills visible from `cwd`: each SKILL.md once (by real path), in discovery order. */
-export async function discoverSkills(options: DiscoverSkillsOptions): Promise<SkillSet> {
+/** Scans in progress by their options: callers asking the same while one runs share it. */
+const scansInFlight = new Map<string, Promise<SkillSet>>();
+
+/**
+ * The skills visible from `cwd`: each SKILL.md once (by real path), in discovery order. A call
+ * made while the same scan is running gets that scan's result (200 turns starting at once in
+ * one directory scan it once); a call made after it ended scans again, so edits show at once.
+ */
+export function discoverSkills(options: DiscoverSkillsOptions): Promise<SkillSet> {
+  const key = JSON.stringify([options.home, path.resolve(options.cwd), options.skillsTable ?? null, options.userHome ?? null, options.extraRoots ?? []]);
+  const running = scansInFlight.get(key);
+  if (running !== undefined) return running;
+  const scan = scanSkills(options).finally(() => scansInFlight.delete(key));
+  scansInFlight.set(key, scan);
+  return scan;
+}
+
+async function scanSkills(options: DiscoverSkillsOptions): Promise<SkillSet> {
   const cwd = path.resolve(options.cwd);
   const toggles = skillToggles(options.skillsTable);
   const skills: Skill[] = [];
