@@ -31,7 +31,9 @@ export function serverSpawnOptions(kind, home, { bin, cwd, viaCli = false, liste
   if (kind === 'deputy') {
     // `viaCli`: the command users run, `deputy app-server`, instead of the server's own bin.
     const entry = viaCli ? [distPath('cli'), 'app-server'] : [distPath('appServer')];
-    return { label: 'deputy', command: process.execPath, args: [...entry, '--listen', listen], env: { ...env, DEPUTY_HOME: home }, cwd };
+    // DEPUTY_BENCH_NODE_FLAGS: extra Node flags for our server (e.g. `--cpu-prof`) when profiling.
+    const flags = (process.env.DEPUTY_BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+    return { label: 'deputy', command: process.execPath, args: [...flags, ...entry, '--listen', listen], env: { ...env, DEPUTY_HOME: home }, cwd };
   }
   return { label: 'reference', command: bin, args: ['app-server', '--listen', listen], env: { ...env, CODEX_HOME: home }, cwd };
 }
