@@ -121,7 +121,9 @@ const model = await startBenchModel();
 const home = await makeHome('deputy', model.url);
 const socket = path.join(home.dir, 'robust.sock');
 LIST_CWD = home.dir;
-const child = spawn(process.execPath, [distPath('appServer'), '--listen', 'stdio://', '--listen', 'ws://127.0.0.1:0', '--listen', `unix://${socket}`], {
+// DEPUTY_BENCH_NODE_FLAGS: extra Node flags for the server (e.g. `--cpu-prof`) when profiling.
+const nodeFlags = (process.env.DEPUTY_BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+const child = spawn(process.execPath, [...nodeFlags, distPath('appServer'), '--listen', 'stdio://', '--listen', 'ws://127.0.0.1:0', '--listen', `unix://${socket}`], {
   env: { ...process.env, DEPUTY_HOME: home.dir, DEPUTY_LOG: process.env.DEPUTY_LOG ?? 'error' },
   cwd: home.dir,
   stdio: ['pipe', 'pipe', 'pipe'],
@@ -225,7 +227,12 @@ try {
   slow.close();
   watcher.close();
 } finally {
-  if (child.exitCode === null) process.kill(child.pid, 'SIGKILL');
+  if (child.exitCode === null) {
+    // SIGTERM first, so a profiling server writes its profile.
+    process.kill(child.pid, 'SIGTERM');
+    await Promise.race([new Promise((resolve) => child.once('exit', resolve)), sleep(5_000)]);
+    if (child.exitCode === null && child.signalCode === null) process.kill(child.pid, 'SIGKILL');
+  }
   await model.close();
   await home.cleanup();
 }

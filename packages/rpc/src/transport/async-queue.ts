@@ -89,3 +89,18 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
     };
   }
 }
+
+/**
+ * Yields `map(item)` for each item of `queue` (items it maps to undefined are skipped). In a
+ * burst, while items are still queued, each next item waits for a turn of the event loop
+ * (`setImmediate`), so a client that sends many frames at once (or a few megabytes in one read)
+ * has them decoded and handled between the reads of other connections instead of in one block
+ * that holds everybody else (docs/app-server.md "Limits").
+ */
+export async function* inTurns<T, U>(queue: AsyncQueue<T>, map: (item: T) => U | undefined): AsyncGenerator<U, void, undefined> {
+  for await (const item of queue) {
+    const mapped = map(item);
+    if (mapped !== undefined) yield mapped;
+    if (queue.size > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}

@@ -9,7 +9,7 @@
 import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import { INVALID_REQUEST, decodeMessage, encodeMessage, readIdOfTruncated, type JsonRpcMessage } from '@deputy/protocol/jsonrpc';
-import { AsyncQueue } from './async-queue.js';
+import { AsyncQueue, inTurns } from './async-queue.js';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter, toLine } from './ndjson.js';
 import { NOOP_LOGGER, type Listener, type Transport, type TransportOptions } from './transport.js';
 
@@ -28,7 +28,9 @@ class StdioTransport implements Transport {
   readonly closed: Promise<void>;
   readonly #input: Readable;
   readonly #output: Writable;
-  readonly #queue: AsyncQueue<JsonRpcMessage>;
+  /** Lines as they arrived; decoded one per turn of the event loop by `messages()`. */
+  readonly #queue: AsyncQueue<{ text: string; receivedAt: number }>;
+  #messages: AsyncIterable<JsonRpcMessage> | undefined;
   readonly #options: StdioTransportOptions;
   #isClosed = false;
   #isCorked = false;
@@ -48,7 +50,7 @@ class StdioTransport implements Transport {
 
   #attach(): void {
     const logger = this.#options.logger ?? NOOP_LOGGER;
-    const { versionField, onFrame } = this.#options;
+    const { onFrame } = this.#options;
     const splitter = new LineSplitter({ maxLineBytes: this.#options.maxLineBytes });
     const deliver = (events: ReturnType<LineSplitter['push']>, receivedAt: number): void => {
       for (const event of events) {
@@ -63,13 +65,7 @@ class StdioTransport implements Transport {
           }
           continue;
         }
-        const decoded = decodeMessage(event.text, { versionField });
-        if (!decoded.ok) {
-          logger.warn('dropped an invalid message', { transport: 'stdio', error: decoded.error.message });
-          continue;
-        }
-        onFrame?.(decoded.message, { text: event.text, receivedAt });
-        this.#queue.push(decoded.message);
+        this.#queue.push({ text: event.text, receivedAt });
       }
     };
     // The arrival time is taken only when someone measures.
@@ -110,7 +106,18 @@ class StdioTransport implements Transport {
   }
 
   messages(): AsyncIterable<JsonRpcMessage> {
-    return this.#queue;
+    const logger = this.#options.logger ?? NOOP_LOGGER;
+    const { versionField, onFrame } = this.#options;
+    this.#messages ??= inTurns(this.#queue, ({ text, receivedAt }) => {
+      const decoded = decodeMessage(text, { versionField });
+      if (!decoded.ok) {
+        logger.warn('dropped an invalid message', { transport: 'stdio', error: decoded.error.message });
+        return undefined;
+      }
+      onFrame?.(decoded.message, { text, receivedAt });
+      return decoded.message;
+    });
+    return this.#messages;
   }
 
   encode(message: JsonRpcMessage): string {

@@ -10,7 +10,7 @@
  */
 import type WebSocket from 'ws';
 import { decodeMessage, encodeMessage, type JsonRpcMessage } from '@deputy/protocol/jsonrpc';
-import { AsyncQueue } from './async-queue.js';
+import { AsyncQueue, inTurns } from './async-queue.js';
 import { NOOP_LOGGER, type Transport, type TransportOptions } from './transport.js';
 
 /** Options of {@link WebSocketTransport}. */
@@ -39,7 +39,9 @@ export class WebSocketTransport implements Transport {
   readonly description: string;
   readonly closed: Promise<void>;
   readonly #ws: WebSocket;
-  readonly #queue: AsyncQueue<JsonRpcMessage>;
+  /** Text frames as they arrived; decoded one per turn of the event loop by `messages()`. */
+  readonly #queue: AsyncQueue<{ data: WebSocket.RawData; receivedAt: number }>;
+  #messages: AsyncIterable<JsonRpcMessage> | undefined;
   readonly #options: WebSocketTransportOptions;
   #isClosed = false;
   readonly #pendingSends = new Set<() => void>();
@@ -65,15 +67,7 @@ export class WebSocketTransport implements Transport {
         logger.warn('ignored a binary frame', { transport: this.description });
         return;
       }
-      const receivedAt = options.onFrame ? performance.now() : 0;
-      const text = frameText(data);
-      const decoded = decodeMessage(text, { versionField: options.versionField });
-      if (!decoded.ok) {
-        logger.warn('dropped an invalid message', { transport: this.description, error: decoded.error.message });
-        return;
-      }
-      options.onFrame?.(decoded.message, { text, receivedAt });
-      this.#queue.push(decoded.message);
+      this.#queue.push({ data, receivedAt: options.onFrame ? performance.now() : 0 });
     });
     ws.on('error', (err) => logger.warn('websocket error', { transport: this.description, error: err.message }));
     if (ws.readyState === ws.CLOSED) {
@@ -88,7 +82,19 @@ export class WebSocketTransport implements Transport {
   }
 
   messages(): AsyncIterable<JsonRpcMessage> {
-    return this.#queue;
+    const logger = this.#options.logger ?? NOOP_LOGGER;
+    const { versionField, onFrame } = this.#options;
+    this.#messages ??= inTurns(this.#queue, ({ data, receivedAt }) => {
+      const text = frameText(data);
+      const decoded = decodeMessage(text, { versionField });
+      if (!decoded.ok) {
+        logger.warn('dropped an invalid message', { transport: this.description, error: decoded.error.message });
+        return undefined;
+      }
+      onFrame?.(decoded.message, { text, receivedAt });
+      return decoded.message;
+    });
+    return this.#messages;
   }
 
   encode(message: JsonRpcMessage): string {
