@@ -24,7 +24,7 @@ afterEach(async () => {
 });
 
 it('answers requests past the soft limit with -32001 and serves the client again once it reads', async () => {
-  const owner = await h.connect();
+  const owner = await h.connect({ capabilities: { experimentalApi: true } });
   const thread = await startThread(owner);
   await owner.call('thread/name/set', { threadId: thread.id, name: 'n'.repeat(64 * 1024) });
   const ws = new WebSocket(listener.url);
@@ -35,8 +35,13 @@ it('answers requests past the soft limit with -32001 and serves the client again
   ws.pause();
   const total = 400;
   for (let id = 1; id <= total; id++) ws.send(JSON.stringify({ method: 'thread/read', id, params: { threadId: thread.id } }));
-  // The requests are all in flight once the owner's own call, queued behind nothing, comes back.
-  await owner.call('thread/loaded/list', {});
+  // The server takes a burst one frame per turn of its event loop: the client reads again once
+  // the server's queue for it holds well past the soft limit (the replies the kernel's socket
+  // buffers did not absorb, then the -32001 answers).
+  await waitFor(async () => {
+    const { gauges } = (await owner.call('server/diagnostics', {})) as { gauges: Array<{ name: string; value: number }> };
+    return (gauges.find((g) => g.name === 'app.outbound.queued')?.value ?? 0) >= 100;
+  }, 20_000, 'the slow client to be owed past the soft limit');
   ws.resume();
   await waitFor(() => responses.filter((r) => 'id' in r).length >= total + 1, 20_000, () => `every response (only ${responses.length} arrived; connections ${h.server.connectionCount})`);
   const overloaded = responses.filter((r) => r.error?.code === -32001);
