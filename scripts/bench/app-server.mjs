@@ -41,6 +41,7 @@ const { kinds, bin } = appServerSides('app-server bench', only, log);
 const model = await startBenchModel();
 const work = await makeWorkDir();
 const results = {};
+const referenceFailures = [];
 try {
   for (const kind of kinds) {
     const ctx = { kind, bin, cwd: work.dir, modelUrl: model.url };
@@ -60,7 +61,15 @@ try {
     results[kind] = {};
     for (const section of sections) {
       log(`${kind}: ${section}`);
-      results[kind][section] = await measure[section]();
+      try {
+        results[kind][section] = await measure[section]();
+      } catch (error) {
+        // The reference failing a section (its initialize on a 50,000-thread store took over the
+        // 120 s request timeout here) leaves that column empty; ours failing fails the bench.
+        if (kind !== 'reference') throw error;
+        referenceFailures.push(`${section}: ${error.message.split('\n')[0].slice(0, 300)}`);
+        log(`reference: ${section} failed: ${error.message.split('\n')[0]}`);
+      }
     }
   }
 } finally {
@@ -130,6 +139,7 @@ if (ours) console.log(bigLine('deputy', ours));
 if (ref) console.log(bigLine('reference', ref));
 console.log('request latencies are measured from writing the request to the arrival of the response line (client parsing excluded)');
 console.log(`thread/resume ${settings.megabytes} MiB: on a running server (after one thread/list); "as the first request" also pays the lazy start (Deputy loads its engine then)`);
+for (const failure of referenceFailures) console.log(`reference failed a section, its column is empty there: ${failure}`);
 const misses = rows.filter((r) => r[5] === 'MISS').map((r) => r[0]);
 if (misses.length > 0) console.log(`missed targets: ${misses.join('; ')}`);
 process.exitCode = !ours ? 2 : misses.length > 0 ? 1 : 0;

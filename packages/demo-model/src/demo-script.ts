@@ -101,5 +101,5 @@ export function demoScript(): (request: RecordedRequest) => Step {
 
 /** Starts a scripted model server that answers every request with `demoScript()`. */
 export function startDemoModelServer(options: Omit<ScriptedModelServerOptions, 'handler' | 'steps'> = {}): Promise<ScriptedModelServer> {
-  return startScriptedModelServer({ models: ['demo'], ...options, handler: demoScript() });
+  return startScriptedModelServer({ models: ['demo'], recordRequests: false, ...options, handler: demoScript() });
 }

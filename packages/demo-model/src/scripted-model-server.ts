@@ -29,6 +29,12 @@ export interface ScriptedModelServerOptions {
   handler?: StepHandler;
   /** What `GET /v1/models` lists (default: a few OpenAI model ids). */
   models?: Array<string | ScriptedModelEntry>;
+  /**
+   * Whether `requests` keeps every request (default true, for tests). A server that runs for long
+   * (the demo provider, the soak bench) passes false: each request carries the thread's whole
+   * history, so keeping them all grows without bound. `requests` then stays empty.
+   */
+  recordRequests?: boolean;
 }
 
 /** A running scripted model server. */
@@ -152,12 +158,14 @@ class ScriptedServerState implements ScriptedModelServer {
   private readonly sockets = new Set<Socket>();
   private readonly waiters = new Set<() => void>();
   private responseCount = 0;
+  private readonly recordRequests: boolean;
 
   constructor(
     private readonly server: Server,
     options: ScriptedModelServerOptions,
   ) {
     this.queue = [...(options.steps ?? [])];
+    this.recordRequests = options.recordRequests ?? true;
     this.handler = options.handler ?? null;
     this.models = [];
     this.setModels(options.models ?? DEFAULT_MODELS);
@@ -225,7 +233,7 @@ class ScriptedServerState implements ScriptedModelServer {
       body: body ?? {},
       wire: classify(method, url.pathname),
     };
-    this.requests.push(recorded);
+    if (this.recordRequests) this.requests.push(recorded);
     for (const waiter of [...this.waiters]) waiter();
 
     if (body === null) return sendJson(res, 400, { error: { message: 'Request body is not a JSON object.', type: 'invalid_request_error' } });

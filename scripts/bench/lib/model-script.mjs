@@ -38,7 +38,8 @@ export async function startBenchModel() {
     }
     return { output: [ts.text('ECHO: (nothing to answer)')] };
   };
-  return ts.startScriptedModelServer({ handler, models: ['mock-model'] });
+  // Not recording: a soak sends tens of thousands of requests, each with its thread's whole history.
+  return ts.startScriptedModelServer({ handler, models: ['mock-model'], recordRequests: false });
 }
 
 /**

@@ -122,7 +122,7 @@ describe('createResponsesClient', () => {
   });
 
   it('talks to the offline demo model server without an API key', async () => {
-    const demo = await startDemoModelServer();
+    const demo = await startDemoModelServer({ recordRequests: true });
     try {
       const tools = [
         { type: 'function' as const, name: 'update_plan', description: 'plan', parameters: { type: 'object' }, strict: false },
