@@ -10,7 +10,8 @@
  */
 import type { SandboxPolicy } from '@deputy/protocol';
 import { SandboxUnavailableError } from './errors.js';
-import { checkSpawnable, signalProcessGroup, spawnOnPipes, spawnOnPty } from './process.js';
+import { checkSpawnable, spawnOnPipes, spawnOnPty } from './process.js';
+import { groupHasLiveMember, signalProcessGroup } from './process-group.js';
 import type { OutputStream, ProcessExit, RawChild, RawSpawnOptions, TerminalSize } from './process.js';
 import { checkSandboxAvailable, type BwrapLocation } from './sandbox-probe.js';
 import { buildSandboxedArgv, isSandboxed } from './sandbox.js';
@@ -192,10 +193,10 @@ export class ExecChild {
 
   async #killGroup(): Promise<void> {
     if (!this.signalGroup('SIGTERM')) return;
-    await this.#waitFor(() => this.#hasEnded && !this.isGroupAlive(), KILL_GRACE_MS);
-    // Killed members stay in the group as zombies until their new parent reaps them, so the group
-    // can look alive after everything in it is dead; SIGKILL to zombies is harmless.
-    if (this.isGroupAlive()) this.signalGroup('SIGKILL');
+    // Zombies do not count: a killed member reparented to init stays in the group until init
+    // reaps it, which some inits do only every second or so (process-group.ts).
+    await this.#waitFor(() => this.#hasEnded && !groupHasLiveMember(this.#raw.pid), KILL_GRACE_MS);
+    if (groupHasLiveMember(this.#raw.pid)) this.signalGroup('SIGKILL');
     await this.#waitFor(() => this.#hasEnded, KILL_WAIT_MS);
   }
 

@@ -69,15 +69,6 @@ const SIGNAL_NAMES = new Map<number, string>(
   Object.entries(osConstants.signals as Record<string, number>).map(([name, number]) => [number, name]),
 );
 
-/** Sends `signal` to process group `pgid` (0: only checks it exists); false when it does not exist. */
-export function signalProcessGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
-  try {
-    process.kill(-pgid, signal);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Resolves when `promise` settles or `ms` pass, whichever comes first. */
 async function within(promise: Promise<unknown>, ms: number): Promise<void> {

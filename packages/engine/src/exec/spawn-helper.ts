@@ -21,6 +21,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { z } from 'zod';
+import { signalProcessGroup } from './process-group.js';
 
 /** How long the helper stays after its last command ended. */
 export const HELPER_IDLE_MS = 3_000;
@@ -165,14 +166,6 @@ function loggedOnce(): (message: string) => void {
     said = true;
     process.stderr.write(`deputy: ${message}; commands are spawned directly (logged once)\n`);
   };
-}
-
-function killGroup(pgid: number): void {
-  try {
-    process.kill(-pgid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
 }
 
 /** One helper process at a time and the commands it started; see the module comment. */
@@ -351,7 +344,7 @@ class SpawnHelper {
     for (const [id, entry] of [...this.#entries]) {
       if (entry.helper !== helper) continue;
       this.#forget(id);
-      if (entry.pid !== undefined) killGroup(entry.pid);
+      if (entry.pid !== undefined) signalProcessGroup(entry.pid, 'SIGKILL');
       if (!entry.isStarted) entry.started(neverRan ? null : new HelperSpawnFailure(`${why} before the command started`, undefined));
       else if (!entry.hasExited) entry.exit({ exitCode: null, signal: 'SIGKILL' });
     }

@@ -10,7 +10,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { signalProcessGroup, spawnOnPipes, type RawChild, type RawSpawnOptions } from '../../src/exec/process.js';
+import { spawnOnPipes, type RawChild, type RawSpawnOptions } from '../../src/exec/process.js';
+import { signalProcessGroup } from '../../src/exec/process-group.js';
 import { exists, killGroup, makeTempDir, testEnv, waitFor } from './helpers.js';
 
 let cwd: string;
