@@ -10,7 +10,15 @@
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
+const v8 = require('node:v8');
 const vm = require('node:vm');
+
+// Model requests go through Node's fetch, whose HTTP parser (llhttp) is WebAssembly. V8 compiles
+// its hot functions again with its optimising compiler on a background thread, and a process
+// cannot exit before such a job ends: that was ~100 ms at the end of every `deputy exec` here.
+// The baseline code parses a model's stream fast enough. Set before any chunk is compiled, as the
+// code cache records V8's flags (the build's warm-up run loads the chunks through this file too).
+v8.setFlagsFromString('--no-wasm-tier-up');
 const { createRequire } = require('node:module');
 const { pathToFileURL } = require('node:url');
 

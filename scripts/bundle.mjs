@@ -1,11 +1,13 @@
-// Bundles the server binaries after `tsc -b`: esbuild follows `apps/<app>/dist/main.js`
-// through the workspace packages and their dependencies (zod, openai, ws, jose, …) into chunks in
-// `apps/<app>/bundle/`, keeping every dynamic `import()` a separate chunk so a lazy start stays
-// lazy. Node then reads a handful of files instead of ~370 modules before it can answer
-// `initialize` (see docs/app-server.md, "Start-up"). The chunks are CommonJS (esbuild splits ES
-// modules only, so each chunk is converted after the split) and `main.js` loads them with V8's
-// code cache, which Node 20 offers for scripts but not for ES modules; a short run of each server
-// after the build writes that cache (docs/performance.md, "Start-up through the CLI").
+// Bundles the server binaries and the rest of the CLI after `tsc -b`: esbuild follows
+// `apps/<app>/dist/main.js` (`apps/cli/dist/program.js` for the CLI) through the workspace
+// packages and their dependencies (zod, openai, ws, jose, …) into chunks in `apps/<app>/bundle/`,
+// keeping every dynamic `import()` a separate chunk so a lazy start stays lazy. Node then reads a
+// handful of files instead of ~370 modules before it can answer `initialize` or run a turn (see
+// docs/app-server.md, "Start-up"). The chunks are CommonJS (esbuild splits ES modules only, so
+// each chunk is converted after the split) and `main.js` loads them with V8's code cache, which
+// Node 20 offers for scripts but not for ES modules; a short run of each server after the build
+// writes that cache, and one `deputy exec` demo turn the CLI's (docs/performance.md, "Start-up
+// through the CLI").
 // `modules.json` lists the source modules of each chunk. Native addons stay external and are
 // loaded from the app's own node_modules, which is why each app lists them as dependencies.
 //   node scripts/bundle.mjs          (run by `pnpm build`)
@@ -35,6 +37,15 @@ export const BUNDLES = [
     entry: path.join(REPO_DIR, 'apps/mcp-server/dist/main.js'),
     outdir: path.join(REPO_DIR, 'apps/mcp-server/bundle'),
     warm: [{ args: [], initialize: MCP_SERVER_INITIALIZE }],
+  },
+  // The rest of the `deputy` command line (`exec`, `mcp`, `acp`, --help): apps/cli/dist/deputy.js
+  // starts it when it is there. Its warm-up is one `deputy exec` turn with the offline demo model,
+  // named explicitly so no key in the builder's environment sends it anywhere.
+  {
+    name: 'cli',
+    entry: path.join(REPO_DIR, 'apps/cli/dist/program.js'),
+    outdir: path.join(REPO_DIR, 'apps/cli/bundle'),
+    warm: [{ args: ['exec', '--skip-git-repo-check', '-c', 'model_provider="demo"', 'what is in this directory?'] }],
   },
 ];
 
@@ -101,8 +112,10 @@ export async function bundle({ entry, outdir, warm, name = 'server', external = 
 }
 
 /**
- * Starts the bundle once on stdio with a temp home, sends `initialize` and ends stdin: the
- * server exits and its loader writes the code cache of every chunk it ran (`code-cache/`).
+ * Starts the bundle once with a temp home (and cwd) and waits for its exit, when its loader writes
+ * the code cache of every chunk it ran (`code-cache/`). A server is sent `initialize` on stdio and
+ * its stdin is ended once it answered; a command (no `initialize`) gets an empty stdin and must
+ * exit 0.
  */
 async function warmCodeCache({ outdir, args, initialize }) {
   const home = path.join(tmpdir(), `deputy-bundle-home-${process.pid}-${path.basename(path.dirname(outdir))}`);
@@ -119,16 +132,17 @@ async function warmCodeCache({ outdir, args, initialize }) {
       const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
       child.stdout.on('data', (chunk) => {
         stdout += chunk;
-        if (stdout.includes('\n')) child.stdin.end();
+        if (initialize && stdout.includes('\n')) child.stdin.end();
       });
       child.stderr.on('data', (chunk) => (stderr += chunk));
       child.on('error', reject);
       child.on('exit', (code, signal) => {
         clearTimeout(timer);
-        if (stdout.includes('"id":1')) resolve();
-        else reject(new Error(`bundle: ${outdir}/main.js ${args.join(' ')} did not answer initialize (exit ${code ?? signal}): ${stderr}`));
+        if (initialize ? stdout.includes('"id":1') : code === 0) resolve();
+        else reject(new Error(`bundle: ${outdir}/main.js ${args.join(' ')} ${initialize ? 'did not answer initialize' : 'failed'} (exit ${code ?? signal}): ${stderr}`));
       });
-      child.stdin.write(`${JSON.stringify(initialize)}\n`);
+      if (initialize) child.stdin.write(`${JSON.stringify(initialize)}\n`);
+      else child.stdin.end();
     });
   } finally {
     rmSync(home, { recursive: true, force: true });

@@ -75,9 +75,9 @@ try {
     entry: ENTRY,
     outdir: path.join(stage, 'lib'),
     name: 'deputy',
-    // The checkout's launcher starts a server's own bundle when one sits beside it; in the package
+    // The checkout's launcher starts a server's own bundle, or the CLI's, when one sits beside it; in the package
     // there is none (the servers are inside this bundle, reached through program.ts).
-    external: ['../../app-server/bundle/main.js', '../../mcp-server/bundle/main.js'],
+    external: ['../../app-server/bundle/main.js', '../../mcp-server/bundle/main.js', '../bundle/main.js'],
     warm: [
       { args: ['app-server'], initialize: APP_SERVER_INITIALIZE },
       { args: ['mcp-server'], initialize: MCP_SERVER_INITIALIZE },

@@ -1,5 +1,5 @@
 // After `tsc -b`: marks the built CLI entry points executable (tsc does not keep the bit) and
-// bundles the app-server binary (scripts/bundle.mjs).
+// bundles the two servers and the CLI (scripts/bundle.mjs).
 import { chmodSync, existsSync } from 'node:fs';
 import { bundle, BUNDLES } from './bundle.mjs';
 
