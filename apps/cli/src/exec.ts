@@ -169,6 +169,8 @@ async function runExecChecked(target: ExecTarget, promptArg: string | undefined,
     config,
     approvals: terminalApprovals({ interactive: process.stdin.isTTY === true && promptArg !== '-' && promptArg !== undefined, log }),
     source: 'exec',
+    // One turn that may run no command: no login shell or spawn helper is started for it ahead.
+    prewarmShells: false,
   });
   const manager = await ThreadManager.open(runtime);
   try {

@@ -3,11 +3,11 @@
  * (or the built-in offline demo), checking exit codes, what goes to stdout and stderr, stdin
  * prompts, `exec resume`, and the usage errors that must not reach the model.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { DEPUTY_VERSION } from '@deputy/engine';
-import { lastUserText, makeTempHome, startScriptedModelServer, text, type ScriptedModelServer, type TempHome } from '@deputy/test-support';
+import { functionCall, lastUserText, makeTempHome, startScriptedModelServer, text, type ScriptedModelServer, type TempHome } from '@deputy/test-support';
 import { ensureCliBuilt, runCli } from './cli-process.js';
 
 let server: ScriptedModelServer;
@@ -224,6 +224,31 @@ describe('deputy exec', () => {
     expect(body).toContain('remember the word PAPAYA');
     expect(body).toContain('first reply');
     expect(lastUserText(server.requests[1]!)).toBe('what was the word?');
+  });
+
+  it('starts no login shell for a turn without a command, and takes the snapshot from the first command on', async () => {
+    // A login shell appends a line to profile-runs; the workspace is the user's home.
+    const runs = join(temp.cwd, 'profile-runs');
+    await writeFile(join(temp.cwd, '.bash_profile'), `echo run >> ${runs}\n`);
+    const env = { HOME: temp.cwd, SHELL: '/bin/bash' };
+    server.enqueue({ output: [text('no command')] });
+    const plain = await runCli(['exec', 'just answer'], { ...opts(), env });
+    expect(plain.code).toBe(0);
+    await expect(readFile(runs, 'utf8')).rejects.toThrow(/ENOENT/);
+    // The first command runs in a login shell while the snapshot is taken (a second login shell);
+    // the second waits (in a login shell again) until the snapshot file exists; the third sources
+    // it, so the profile runs three times in all, not four.
+    const waitForSnapshot = `for i in $(seq 200); do ls ${join(temp.home, 'shell_snapshots')}/*.sh >/dev/null 2>&1 && break; sleep 0.05; done; echo second`;
+    server.enqueue(
+      { output: [functionCall('exec_command', { cmd: 'echo first' })] },
+      { output: [functionCall('exec_command', { cmd: waitForSnapshot })] },
+      { output: [functionCall('exec_command', { cmd: 'echo third' })] },
+      { output: [text('ran three')] },
+    );
+    const commands = await runCli(['exec', 'run three commands'], { ...opts(), env }, 30_000);
+    expect(commands.code, commands.stderr).toBe(0);
+    expect(commands.stdout).toBe('ran three\n');
+    expect((await readFile(runs, 'utf8')).trim().split('\n')).toEqual(['run', 'run', 'run']);
   });
 
   it('resumes a thread by id with a new model', async () => {

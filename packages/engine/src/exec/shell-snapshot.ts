@@ -81,12 +81,19 @@ export interface ShellSnapshotsOptions {
   envPolicy: ShellEnvironmentPolicy;
   /** Where failures are reported; default: the first one of the process to stderr. */
   onFailure?: (message: string) => void;
+  /**
+   * True (the default): a command waits for a snapshot being taken. False: a command that finds
+   * none ready runs in the login shell as it is, and starts the capture for later commands.
+   */
+  waitForCapture?: boolean;
 }
 
 interface Entry {
   key: string;
   /** The snapshot's path, or null when it could not be taken. */
   file: Promise<string | null>;
+  /** Set once `file` settled. */
+  done?: { file: string | null };
 }
 
 let hasLoggedFailure = false;
@@ -113,17 +120,20 @@ export class ShellSnapshots {
 
   /** Starts taking the snapshot for `request` if there is none yet (the first command awaits it). */
   prewarm(request: SnapshotRequest): void {
-    void this.#snapshotFor(request);
+    this.#snapshotFor(request);
   }
 
   /**
    * `argv` rewritten to source the snapshot, or null when it is not a `[shell, '-lc', script]`
-   * command or no snapshot could be taken (run `argv` as it is).
+   * command or no snapshot could be taken (run `argv` as it is); with `waitForCapture: false`,
+   * also while the snapshot is still being taken.
    */
   async wrap(argv: readonly string[], request: Omit<SnapshotRequest, 'shell'>): Promise<SnapshotCommand | null> {
     const [shell, flag, script] = argv;
     if (argv.length !== 3 || flag !== '-lc' || shell === undefined || script === undefined || this.#closed) return null;
-    const file = await this.#snapshotFor({ ...request, shell });
+    const entry = this.#snapshotFor({ ...request, shell });
+    if (this.options.waitForCapture === false && entry.done === undefined) return null;
+    const file = await entry.file;
     if (file === null) return null;
     return { argv: [shell, '-c', `. ${shellQuote(file)} || exit 1; ${script}`], readablePaths: [file] };
   }
@@ -143,15 +153,16 @@ export class ShellSnapshots {
     this.#files.clear();
   }
 
-  #snapshotFor(request: SnapshotRequest): Promise<string | null> {
+  #snapshotFor(request: SnapshotRequest): Entry {
     const key = snapshotKey(request);
     const found = this.#entries.find((e) => e.key === key);
-    if (found) return found.file;
+    if (found) return found;
     const entry: Entry = { key, file: this.#take(request) };
+    void entry.file.then((file) => (entry.done = { file }));
     this.#entries.push(entry);
     // The oldest snapshot's file stays until the thread closes (a running command may still read it).
     if (this.#entries.length > MAX_SNAPSHOTS_PER_THREAD) this.#entries.shift();
-    return entry.file;
+    return entry;
   }
 
   async #take(request: SnapshotRequest): Promise<string | null> {

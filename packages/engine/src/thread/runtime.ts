@@ -74,6 +74,14 @@ export interface EngineRuntimeOptions {
   sandboxHiddenPaths?: readonly string[];
   /** The front door's editor files, which apply_patch writes through (`tools/editor-files.ts`). */
   editorFiles?: EditorFiles;
+  /**
+   * Start the thread's shell snapshot and the spawn helper as each turn starts, so its first
+   * command finds them ready (default true). `deputy exec` turns this off: its one turn may run
+   * no command at all, and the capture's login shell would compete with the turn for the CPU.
+   * Without it, a command runs in a login shell while no snapshot is ready yet, and the first one
+   * starts the capture for those that follow.
+   */
+  prewarmShells?: boolean;
 }
 
 /** What a thread is built with from the config; it keeps these when the config changes later. */
@@ -98,6 +106,8 @@ export class EngineRuntime {
   #extraSkillRoots: readonly string[] = [];
   #authWrites: Promise<void> = Promise.resolve();
   #mcpOAuth: McpOAuth | null = null;
+  /** EngineRuntimeOptions.prewarmShells. */
+  #prewarmShells = true;
 
   private constructor(
     config: ResolvedConfig,
@@ -125,6 +135,7 @@ export class EngineRuntime {
     const local = options.localProviders ?? BUILT_IN_LOCAL_PROVIDERS;
     const runtime = new EngineRuntime(options.config, options.approvals, options.source, rules, options.modelClient, local);
     runtime.editorFiles = options.editorFiles ?? null;
+    runtime.#prewarmShells = options.prewarmShells ?? true;
     runtime.hideFromSandbox(options.config.home, ...(options.sandboxHiddenPaths ?? []));
     // Snapshots a process that died left behind; in the background, off the start-up path.
     void cleanStaleShellSnapshots(options.config.home).catch(() => undefined);
@@ -324,7 +335,7 @@ export class EngineRuntime {
     const envPolicy = this.#envPolicy;
     const shellSnapshots =
       this.#config.shellSnapshot !== false && options.threadId !== undefined
-        ? new ShellSnapshots({ home: this.#config.home, threadId: options.threadId, envPolicy })
+        ? new ShellSnapshots({ home: this.#config.home, threadId: options.threadId, envPolicy, waitForCapture: this.#prewarmShells })
         : undefined;
     const services: ShellServices = {
       sessions,
@@ -365,6 +376,7 @@ export class EngineRuntime {
       services,
       mcp,
       prewarmShell: (cwd, sandbox) => {
+        if (!this.#prewarmShells) return;
         warmSpawnHelper();
         const env = services.childEnv();
         shellSnapshots?.prewarm({ shell: defaultShell(), cwd, env, sandbox, hiddenPaths: this.#hiddenPaths });

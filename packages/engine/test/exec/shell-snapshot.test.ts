@@ -187,6 +187,30 @@ describe('shell snapshot', () => {
     }
   });
 
+  it('without waiting for captures, runs the first command in the login shell and takes the snapshot for the next', async () => {
+    const env = commandEnv();
+    const runs = path.join(userHome, 'profile-runs');
+    await fs.appendFile(path.join(userHome, '.bash_profile'), `echo run >> ${runs}\n`);
+    const lazy = new ShellSnapshots({ home, threadId: 'thread-lazy', envPolicy: DEFAULT_SHELL_ENVIRONMENT_POLICY, waitForCapture: false });
+    try {
+      const request = { cwd, env, sandbox: { type: 'danger-full-access' } } as const;
+      const login = shellArgv('true', { shell: '/bin/bash' });
+      // Nothing was prewarmed: the first command goes as it is, and starts the capture.
+      expect(await lazy.wrap(login, request)).toBeNull();
+      let wrapped = null;
+      for (let i = 0; i < 400 && wrapped === null; i++) {
+        await new Promise((r) => setTimeout(r, 25));
+        wrapped = await lazy.wrap(login, request);
+      }
+      expect(path.basename(wrapped?.readablePaths[0] ?? '')).toMatch(/^thread-lazy\./);
+      expect(await run(wrapped?.argv ?? [], env)).toBe('');
+      // One login shell took the snapshot; the wrapped command did not run the profile again.
+      expect((await fs.readFile(runs, 'utf8')).trim().split('\n')).toEqual(['run']);
+    } finally {
+      await lazy.close();
+    }
+  });
+
   it('leaves the thread on the login shell when the profile fails, and says why', async () => {
     await fs.writeFile(path.join(userHome, '.bash_profile'), 'exit 3\n');
     const wrapped = await snapshots.wrap(shellArgv('true', { shell: '/bin/bash' }), { cwd, env: commandEnv(), sandbox: { type: 'danger-full-access' } });
