@@ -12,6 +12,7 @@ export const workspaceAlias: Record<string, string> = {
   '@deputy/protocol/jsonrpc': `${root}packages/protocol/src/jsonrpc.ts`,
   '@deputy/protocol/handshake': `${root}packages/protocol/src/app-server/handshake.ts`,
   '@deputy/protocol/mcp-tools': `${root}packages/protocol/src/mcp-tools.ts`,
+  '@deputy/protocol/core': `${root}packages/protocol/src/core/index.ts`,
   '@deputy/rpc/core': `${root}packages/rpc/src/core.ts`,
   '@deputy/protocol': `${root}packages/protocol/src/index.ts`,
   '@deputy/engine/facts': `${root}packages/engine/src/facts.ts`,

@@ -6,7 +6,7 @@
  * `mcp_server`) are only checked to be tables here.
  */
 import { z } from 'zod';
-import { ApprovalPolicySchema, ReasoningEffortSchema, ReasoningSummarySchema, SandboxModeSchema } from '@deputy/protocol';
+import { ApprovalPolicySchema, ReasoningEffortSchema, ReasoningSummarySchema, SandboxModeSchema } from '@deputy/protocol/core';
 import { ConfigError } from './errors.js';
 import { formatKeyPath, type TomlTable } from './toml-layers.js';
 

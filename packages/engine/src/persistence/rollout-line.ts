@@ -11,7 +11,7 @@ import {
   ThreadItemSchema,
   ThreadTokenUsageSchema,
   TurnInfoSchema,
-} from '@deputy/protocol';
+} from '@deputy/protocol/core';
 
 /** The format version written in every line's `v`. */
 export const ROLLOUT_FORMAT_VERSION = 1;
