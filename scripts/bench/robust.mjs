@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { makeHome } from './lib/homes.mjs';
+import { benchNodeFlags, makeHome } from './lib/homes.mjs';
 import { startBenchModel } from './lib/model-script.mjs';
 import { distPath, importDist, REPO_ROOT, requireDist } from './lib/paths.mjs';
 import { num, numberFlag, summarize, table } from './lib/stats.mjs';
@@ -121,9 +121,7 @@ const model = await startBenchModel();
 const home = await makeHome('deputy', model.url);
 const socket = path.join(home.dir, 'robust.sock');
 LIST_CWD = home.dir;
-// DEPUTY_BENCH_NODE_FLAGS: extra Node flags for the server (e.g. `--cpu-prof`) when profiling.
-const nodeFlags = (process.env.DEPUTY_BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
-const child = spawn(process.execPath, [...nodeFlags, distPath('appServer'), '--listen', 'stdio://', '--listen', 'ws://127.0.0.1:0', '--listen', `unix://${socket}`], {
+const child = spawn(process.execPath, [...benchNodeFlags(), distPath('appServer'), '--listen', 'stdio://', '--listen', 'ws://127.0.0.1:0', '--listen', `unix://${socket}`], {
   env: { ...process.env, DEPUTY_HOME: home.dir, DEPUTY_LOG: process.env.DEPUTY_LOG ?? 'error' },
   cwd: home.dir,
   stdio: ['pipe', 'pipe', 'pipe'],

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import * as acp from '@agentclientprotocol/sdk';
+import { CONFIG_ARGS_USAGE, configArgOptions } from '@deputy/engine/facts';
 import { createLogger } from './log.js';
 import { lenientInput, startAgent } from './server.js';
 
@@ -16,9 +17,7 @@ export const USAGE = `Usage: deputy acp [options]
 Runs Deputy as an Agent Client Protocol agent on stdio, for editors (Zed, JetBrains, Neovim).
 
 Options:
-  -c, --config <k=v>    override a config.toml key (dotted path, TOML value); repeatable
-  -p, --profile <name>  use a [profiles.<name>] table of config.toml
-      --login           read an OpenAI API key from the terminal (or stdin) and store it in
+${CONFIG_ARGS_USAGE}      --login           read an OpenAI API key from the terminal (or stdin) and store it in
                         auth.json in the Deputy home, then exit
   -h, --help            show this help
 `;
@@ -32,8 +31,7 @@ export async function runAcpServer(argv: string[]): Promise<number> {
       strict: true,
       allowPositionals: false,
       options: {
-        config: { type: 'string', short: 'c', multiple: true, default: [] },
-        profile: { type: 'string', short: 'p' },
+        ...configArgOptions(),
         login: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },

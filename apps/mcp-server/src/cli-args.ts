@@ -4,6 +4,7 @@
  * Parsing only; a mistake is a UsageError whose message is shown as is.
  */
 import { parseArgs } from 'node:util';
+import { CONFIG_ARGS_USAGE, configArgOptions, overrideSyntaxError } from '@deputy/engine/facts';
 
 /** Parsed options. */
 export interface McpServerArgs {
@@ -30,9 +31,7 @@ Options:
                         (default: stdio); a bare port means http://127.0.0.1:PORT/mcp.
                         Port 0 picks a free port.
   --insecure-no-auth    do not require the bearer token (HTTP on a loopback address only)
-  -c, --config <k=v>    override a config.toml key (dotted path, TOML value); repeatable
-  -p, --profile <name>  use a [profiles.<name>] table of config.toml
-  -h, --help            show this help
+${CONFIG_ARGS_USAGE}  -h, --help            show this help
   -V, --version         print the version
 `;
 
@@ -47,8 +46,7 @@ export function parseMcpServerArgs(argv: string[]): McpServerArgs {
       options: {
         listen: { type: 'string' },
         'insecure-no-auth': { type: 'boolean', default: false },
-        config: { type: 'string', short: 'c', multiple: true, default: [] },
-        profile: { type: 'string', short: 'p' },
+        ...configArgOptions(),
         help: { type: 'boolean', short: 'h', default: false },
         version: { type: 'boolean', short: 'V', default: false },
       },
@@ -57,7 +55,8 @@ export function parseMcpServerArgs(argv: string[]): McpServerArgs {
     throw new UsageError((error as Error).message);
   }
   for (const override of values.config) {
-    if (!/^[^=]+=/.test(override)) throw new UsageError(`-c ${override}: expected key=value`);
+    const syntaxError = overrideSyntaxError(override);
+    if (syntaxError !== null) throw new UsageError(syntaxError);
   }
   if (values['insecure-no-auth'] && values.listen === undefined) throw new UsageError('--insecure-no-auth only applies with --listen');
   return {

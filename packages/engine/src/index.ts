@@ -6,6 +6,7 @@
 export { decisionOf, fixedApprovals, type ApprovalAnswer, type ApprovalOrigin, type ApprovalPort, type ElicitationOrigin, type ExplainedDenial } from './approvals/approval-port.js';
 export { readStoredApiKey, removeAuthFile, writeStoredApiKey } from './config/auth.js';
 export { canonicalJson } from './config/canonical-json.js';
+export { CONFIG_ARGS_USAGE, configArgOptions, overrideSyntaxError } from './config/config-args.js';
 export { ConfigError, type ConfigErrorKind } from './config/errors.js';
 export { ConfigWriteError, reloadUserConfig, writeUserConfig, type ConfigEdit, type ConfigMergeStrategy, type ConfigWriteRefusal, type OverriddenKey, type UserConfigWrite, type WriteUserConfigOptions } from './config/config-write.js';
 export { loadConfig, type ResolvedConfig } from './config/load-config.js';

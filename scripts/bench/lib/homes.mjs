@@ -22,6 +22,11 @@ export async function makeHome(kind, modelUrl) {
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
+/** DEPUTY_BENCH_NODE_FLAGS: extra Node flags for our server (e.g. `--cpu-prof`) when profiling. */
+export function benchNodeFlags(env = process.env) {
+  return (env.DEPUTY_BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+}
+
 /**
  * The spawn options of a server: `kind` is `deputy` or `reference`; `bin` is the reference
  * binary (ignored for ours); `listen` the transport (stdio by default, or `ws://127.0.0.1:PORT`).
@@ -31,9 +36,7 @@ export function serverSpawnOptions(kind, home, { bin, cwd, viaCli = false, liste
   if (kind === 'deputy') {
     // `viaCli`: the command users run, `deputy app-server`, instead of the server's own bin.
     const entry = viaCli ? [distPath('cli'), 'app-server'] : [distPath('appServer')];
-    // DEPUTY_BENCH_NODE_FLAGS: extra Node flags for our server (e.g. `--cpu-prof`) when profiling.
-    const flags = (process.env.DEPUTY_BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
-    return { label: 'deputy', command: process.execPath, args: [...flags, ...entry, '--listen', listen], env: { ...env, DEPUTY_HOME: home }, cwd };
+    return { label: 'deputy', command: process.execPath, args: [...benchNodeFlags(), ...entry, '--listen', listen], env: { ...env, DEPUTY_HOME: home }, cwd };
   }
   return { label: 'reference', command: bin, args: ['app-server', '--listen', listen], env: { ...env, CODEX_HOME: home }, cwd };
 }

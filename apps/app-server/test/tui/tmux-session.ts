@@ -5,6 +5,10 @@
  * with `capture-pane`, waits for screen text with bounded polling, and records the program's
  * exit status through a wrapper shell (tmux itself was seen to leave the exited program
  * unreaped, without a status). `kill()` ends the program by PID and the tmux server by socket.
+ * Every server this module starts is recorded until `kill()` ends it, and `killAllTmuxSessions()`
+ * (for an `afterAll`) ends the ones a failed or timed-out test left behind. As a last resort each
+ * server watches the test process from its own config and kills itself within a second once that
+ * process is gone, however it ended. Only servers started here are touched, by socket name.
  */
 import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -62,6 +66,16 @@ async function pollFor<T>(timeoutMs: number, probe: () => Promise<T | null>): Pr
 
 let sessionCounter = 0;
 
+/** Socket names of the tmux servers this process started and has not killed yet. */
+const liveSockets = new Set<string>();
+
+/** Kills every session this process started and has not killed yet (an `afterAll` safety net). */
+export async function killAllTmuxSessions(): Promise<void> {
+  const sockets = [...liveSockets];
+  liveSockets.clear();
+  await Promise.all(sockets.map((socket) => run('tmux', ['-L', socket, 'kill-server']).catch(() => undefined)));
+}
+
 /** A program running in a private tmux server. */
 export class TmuxSession {
   private constructor(
@@ -86,8 +100,16 @@ export class TmuxSession {
     const program = [...exports, `echo $$ > ${shellQuote(file('program.pid'))}`, `exec ${options.argv.map(shellQuote).join(' ')}`, ''];
     await writeFile(file('program.sh'), program.join('\n'), { mode: 0o700 });
     await writeFile(file('pane.sh'), `sh ${shellQuote(file('program.sh'))}\necho $? > ${shellQuote(file('exit-status'))}\n`, { mode: 0o700 });
-    await writeFile(file('tmux.conf'), 'set -g remain-on-exit on\nset -g history-limit 5000\nset -g status off\n');
-    await run('tmux', ['-L', socket, '-f', file('tmux.conf'), 'new-session', '-d', '-s', name, '-x', String(options.cols), '-y', String(options.rows), `sh ${shellQuote(file('pane.sh'))}`]);
+    // The watchdog: the server kills itself once this (test) process has gone.
+    const watchdog = `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; tmux -L ${socket} kill-server`;
+    await writeFile(file('tmux.conf'), `set -g remain-on-exit on\nset -g history-limit 5000\nset -g status off\nrun-shell -b ${shellQuote(watchdog)}\n`);
+    // Recorded before the server exists, so a start that fails halfway is still cleaned up.
+    liveSockets.add(socket);
+    await run('tmux', ['-L', socket, '-f', file('tmux.conf'), 'new-session', '-d', '-s', name, '-x', String(options.cols), '-y', String(options.rows), `sh ${shellQuote(file('pane.sh'))}`]).catch(async (error: unknown) => {
+      await run('tmux', ['-L', socket, 'kill-server']).catch(() => undefined);
+      liveSockets.delete(socket);
+      throw error;
+    });
     const pid = await pollFor(10_000, async () => {
       const text = await readIfExists(file('program.pid'));
       return text === null || text.trim() === '' ? null : Number(text.trim());
@@ -166,5 +188,6 @@ export class TmuxSession {
       }
     }
     await this.tmux('kill-server').catch(() => undefined);
+    liveSockets.delete(this.socket);
   }
 }

@@ -16,12 +16,12 @@
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startScriptedModelServer, type ScriptedModelServer } from '@deputy/test-support';
 import { connect } from '@deputy/client';
 import { startAppServer, upgradeStatus, type AppServerProcess, type ServerKind } from './app-server-process.js';
 import { CODEX_TUI_VERSIONS, requireCodexBinary, type CodexTuiVersion } from './codex-binary.js';
-import { TmuxSession } from './tmux-session.js';
+import { killAllTmuxSessions, TmuxSession } from './tmux-session.js';
 import { GREETING_ANSWER, TOOL_ANSWER_PREFIX, tuiModelScript } from './tui-model.js';
 
 /** The server under test; the one line to change (or the env var) to point the TUI elsewhere. */
@@ -35,7 +35,8 @@ interface Fixture {
   root: string;
   model: ScriptedModelServer | null;
   server: AppServerProcess | null;
-  tui: TmuxSession | null;
+  /** Every TUI started, a restarted one too (each runs its own tmux server). */
+  tuis: TmuxSession[];
 }
 
 let fixture: Fixture | null = null;
@@ -44,11 +45,14 @@ afterEach(async () => {
   const f = fixture;
   fixture = null;
   if (f === null) return;
-  await f.tui?.kill();
+  await Promise.all(f.tuis.map((tui) => tui.kill()));
   await f.server?.stop();
   await f.model?.close();
   await rm(f.root, { recursive: true, force: true });
 });
+
+// A safety net for a session whose test ended before it was recorded in the fixture.
+afterAll(killAllTmuxSessions);
 
 /** The client home: a provider that needs no OpenAI login, and the policies the TUI sends. */
 function tuiConfigToml(): string {
@@ -90,7 +94,7 @@ interface Session {
 async function startSession(options: SessionOptions): Promise<Session> {
   const codexBin = requireCodexBinary(process.env, options.version);
   const root = await realpath(await mkdtemp(path.join(os.tmpdir(), 'deputy-tui-e2e-')));
-  const f: Fixture = { root, model: null, server: null, tui: null };
+  const f: Fixture = { root, model: null, server: null, tuis: [] };
   fixture = f;
   const work = path.join(root, 'work');
   const serverHome = path.join(root, 'server-home');
@@ -119,7 +123,9 @@ async function startSession(options: SessionOptions): Promise<Session> {
     const tuiArgs = [...extraArgs, '--remote', server.url, '-C', work, '--no-alt-screen'];
     if (token !== null) tuiArgs.push('--remote-auth-token-env', TOKEN_ENV);
     await mkdir(dir, { recursive: true });
-    return (f.tui = await TmuxSession.start({ dir, argv: [codexBin, ...tuiArgs], env, cols: 200, rows: 50 }));
+    const tui = await TmuxSession.start({ dir, argv: [codexBin, ...tuiArgs], env, cols: 200, rows: 50 });
+    f.tuis.push(tui);
+    return tui;
   };
   let runs = 0;
   const tui = await launch([], tmuxDir);

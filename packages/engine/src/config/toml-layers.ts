@@ -5,6 +5,7 @@
  * nothing beyond TOML syntax; `schema.ts` does that.
  */
 import { parse, TomlError } from 'smol-toml';
+import { overrideSyntaxError } from './config-args.js';
 import { ConfigError } from './errors.js';
 
 /** A TOML table (string keys, TOML values). */
@@ -35,8 +36,9 @@ export function parseConfigToml(text: string, file: string): TomlTable {
  * so `-c model=gpt-5` works unquoted (the reference behaves the same).
  */
 export function parseCliOverride(raw: string): TomlTable {
+  const syntaxError = overrideSyntaxError(raw);
+  if (syntaxError !== null) throw new ConfigError(syntaxError, 'override-syntax', raw);
   const eq = raw.indexOf('=');
-  if (eq <= 0) throw new ConfigError(`-c ${raw}: expected key=value, e.g. -c model_reasoning_effort=high`, 'override-syntax', raw);
   let keyPath: string[];
   try {
     keyPath = splitKeyPath(raw.slice(0, eq).trim(), `-c ${raw}`);

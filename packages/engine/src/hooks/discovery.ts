@@ -18,6 +18,7 @@ import type { ResolvedConfig } from '../config/load-config.js';
 import { findProjectTrust } from '../config/projects.js';
 import { isTable, parseConfigToml } from '../config/toml-layers.js';
 import { workspaceDirs } from '../config/workspace.js';
+import { SingleFlight } from '../util/single-flight.js';
 
 /** The reference's hook events, by their config name. */
 export const HOOK_EVENTS = ['PreToolUse', 'PermissionRequest', 'PostToolUse', 'PreCompact', 'PostCompact', 'SessionStart', 'UserPromptSubmit', 'Stop'] as const;
@@ -257,18 +258,14 @@ export function discoverHooks(config: ResolvedConfig, cwd: string): Promise<Hook
   const target = path.resolve(cwd);
   let byCwd = discoveriesInFlight.get(config);
   if (byCwd === undefined) {
-    byCwd = new Map();
+    byCwd = new SingleFlight();
     discoveriesInFlight.set(config, byCwd);
   }
-  const running = byCwd.get(target);
-  if (running !== undefined) return running;
-  const discovery = readHooks(config, target).finally(() => byCwd.delete(target));
-  byCwd.set(target, discovery);
-  return discovery;
+  return byCwd.run(target, () => readHooks(config, target));
 }
 
 /** Discoveries in progress, by config and directory. */
-const discoveriesInFlight = new WeakMap<ResolvedConfig, Map<string, Promise<HookSet>>>();
+const discoveriesInFlight = new WeakMap<ResolvedConfig, SingleFlight<string, HookSet>>();
 
 async function readHooks(config: ResolvedConfig, cwd: string): Promise<HookSet> {
   const warnings: string[] = [];

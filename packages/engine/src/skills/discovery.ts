@@ -13,6 +13,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { workspaceDirs } from '../config/workspace.js';
+import { SingleFlight } from '../util/single-flight.js';
 import { parseSkillFile } from './skill-file.js';
 
 /** Folders of a workspace directory that hold skills, in the order they are read. */
@@ -140,7 +141,7 @@ export interface DiscoverSkillsOptions {
 }
 
 /** Scans in progress by their options: callers asking the same while one runs share it. */
-const scansInFlight = new Map<string, Promise<SkillSet>>();
+const scansInFlight = new SingleFlight<string, SkillSet>();
 
 /**
  * The skills visible from `cwd`: each SKILL.md once (by real path), in discovery order. A call
@@ -149,11 +150,7 @@ const scansInFlight = new Map<string, Promise<SkillSet>>();
  */
 export function discoverSkills(options: DiscoverSkillsOptions): Promise<SkillSet> {
   const key = JSON.stringify([options.home, path.resolve(options.cwd), options.skillsTable ?? null, options.userHome ?? null, options.extraRoots ?? []]);
-  const running = scansInFlight.get(key);
-  if (running !== undefined) return running;
-  const scan = scanSkills(options).finally(() => scansInFlight.delete(key));
-  scansInFlight.set(key, scan);
-  return scan;
+  return scansInFlight.run(key, () => scanSkills(options));
 }
 
 async function scanSkills(options: DiscoverSkillsOptions): Promise<SkillSet> {

@@ -1,18 +1,22 @@
 /**
  * The facts the front doors report from `@deputy/engine/facts`: the sandbox's grants (one list
  * of protected names), the script of an argv, the sides of a recorded diff, whole seconds, and
- * the AGENTS.md files of a workspace. The entry must load without the rest of the engine.
+ * the AGENTS.md files of a workspace, and the `-c`/`-p` flags of a command line. The entry must
+ * load without the rest of the engine.
  */
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  configArgOptions,
   diffHunks,
   diffSideText,
   findRepositoryRoot,
   instructionSources,
+  overrideSyntaxError,
   PROTECTED_DIR_NAMES,
   sandboxGrants,
   scriptOf,
@@ -39,6 +43,7 @@ describe('the facts entry', () => {
   it('loads only the fact modules, not the rest of the engine', () => {
     expect([...valueImports('facts.ts')].sort()).toEqual([
       'config/canonical-json.ts',
+      'config/config-args.ts',
       'config/workspace.ts',
       'events/timestamps.ts',
       'exec/sandbox-grants.ts',
@@ -46,6 +51,27 @@ describe('the facts entry', () => {
       'facts.ts',
       'tools/apply-patch/diff-sides.ts',
     ]);
+  });
+});
+
+describe('the config flags', () => {
+  const parse = (args: string[]) => parseArgs({ args, strict: true, allowPositionals: false, options: configArgOptions() }).values;
+
+  it('parses repeated -c/--config in order and -p/--profile', () => {
+    expect(parse(['-c', 'a=1', '--config', 'b.c="x"', '-p', 'fast'])).toEqual({ config: ['a=1', 'b.c="x"'], profile: 'fast' });
+    expect(parse(['--profile', 'slow'])).toEqual({ config: [], profile: 'slow' });
+  });
+
+  it('gives each parse its own empty override list', () => {
+    parse([]).config.push('leaked=1');
+    expect(parse([]).config).toEqual([]);
+  });
+
+  it('accepts key=value overrides and explains the others', () => {
+    expect(overrideSyntaxError('model=gpt-5')).toBeNull();
+    expect(overrideSyntaxError('a.b=')).toBeNull();
+    expect(overrideSyntaxError('novalue')).toBe('-c novalue: expected key=value, e.g. -c model_reasoning_effort=high');
+    expect(overrideSyntaxError('=x')).toBe('-c =x: expected key=value, e.g. -c model_reasoning_effort=high');
   });
 });
 
