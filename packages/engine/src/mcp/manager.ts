@@ -9,7 +9,8 @@
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { checkServerName, type McpServerConfig } from './config.js';
-import { McpConnection } from './connection.js';
+// The connection module loads the MCP client SDK: it is imported when a server first starts.
+import type { ConnectionHooks, McpConnection } from './connection.js';
 import type { McpOAuth } from './oauth/index.js';
 
 /** A server's start-up status. */
@@ -278,35 +279,32 @@ export class McpManager {
       { uri: toFileUri(this.options.cwd), name: 'workspace' },
       ...(this.options.writableRoots ?? []).map((r) => ({ uri: toFileUri(r), name: r })),
     ];
-    state.starting = McpConnection.start(
-      config,
-      this.options.cwd,
-      this.options.version,
-      {
-        roots,
-        onClosed: (reason) => this.#crashed(state, reason),
-        onToolsChanged: () => void this.#relist(state),
-        onLog: (level, data) => this.options.onLog?.(config.name, level, data),
-        elicit: (params, signal) => this.#onElicitation?.(config.name, params, signal) ?? Promise.resolve({ action: 'decline' as const }),
-      },
-      this.options.env ?? process.env,
-      signal,
-      this.options.oauth?.transportAuth(config),
-    ).then(
-      (conn) => {
-        if (signal.aborted || this.#closed) {
-          void conn.close();
-          return;
-        }
-        state.conn = conn;
-        state.restarts = 0;
-        this.#set(state, 'ready', null);
-      },
-      (error: unknown) => {
-        if (signal.aborted) return;
-        this.#set(state, 'failed', error instanceof Error ? error.message : String(error));
-      },
-    );
+    const hooks: ConnectionHooks = {
+      roots,
+      onClosed: (reason) => this.#crashed(state, reason),
+      onToolsChanged: () => void this.#relist(state),
+      onLog: (level, data) => this.options.onLog?.(config.name, level, data),
+      elicit: (params, signal) => this.#onElicitation?.(config.name, params, signal) ?? Promise.resolve({ action: 'decline' as const }),
+    };
+    const transportAuth = this.options.oauth?.transportAuth(config);
+    const env = this.options.env ?? process.env;
+    state.starting = import('./connection.js')
+      .then(({ McpConnection: Connection }) => Connection.start(config, this.options.cwd, this.options.version, hooks, env, signal, transportAuth))
+      .then(
+        (conn) => {
+          if (signal.aborted || this.#closed) {
+            void conn.close();
+            return;
+          }
+          state.conn = conn;
+          state.restarts = 0;
+          this.#set(state, 'ready', null);
+        },
+        (error: unknown) => {
+          if (signal.aborted) return;
+          this.#set(state, 'failed', error instanceof Error ? error.message : String(error));
+        },
+      );
   }
 
   #crashed(state: ServerState, reason: string): void {

@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { auth } from '@modelcontextprotocol/client';
+import { mcpClientSdk } from '../client-sdk.js';
 import { DeputyOAuthProvider, discoverOAuth, errorText, type McpOAuthServer } from './provider.js';
 import type { McpOAuthStore } from './store.js';
 
@@ -78,6 +78,7 @@ export async function startMcpOAuthLogin(options: McpOAuthLoginOptions): Promise
   const scopes = options.scopes && options.scopes.length > 0 ? options.scopes : server.scopes;
   const scope = scopes && scopes.length > 0 ? scopes.join(' ') : undefined;
   try {
+    const { auth } = await mcpClientSdk();
     await auth(provider, { serverUrl: server.url, ...(scope ? { scope } : {}), forceReauthorization: true });
     if (!authorizationUrl) throw new Error('the authorization server did not produce an authorization URL');
   } catch (error) {
@@ -115,17 +116,19 @@ export async function startMcpOAuthLogin(options: McpOAuthLoginOptions): Promise
     if (!code) return page(res, 400, 'OAuth callback refused: no authorization code.');
     exchanging = true;
     const iss = url.searchParams.get('iss') ?? undefined;
-    auth(provider, { serverUrl: server.url, authorizationCode: code, ...(iss !== undefined ? { iss } : {}) }).then(
-      () => {
-        page(res, 200, `Logged in to MCP server '${server.name}'. You can close this window.`);
-        finish({ success: true });
-      },
-      (failure: unknown) => {
-        const text = describeFailure(failure, asOrigin);
-        page(res, 500, `Login failed: ${text}`);
-        finish({ success: false, error: text });
-      },
-    );
+    mcpClientSdk()
+      .then(({ auth }) => auth(provider, { serverUrl: server.url, authorizationCode: code, ...(iss !== undefined ? { iss } : {}) }))
+      .then(
+        () => {
+          page(res, 200, `Logged in to MCP server '${server.name}'. You can close this window.`);
+          finish({ success: true });
+        },
+        (failure: unknown) => {
+          const text = describeFailure(failure, asOrigin);
+          page(res, 500, `Login failed: ${text}`);
+          finish({ success: false, error: text });
+        },
+      );
   });
 
   return { authorizationUrl: authorizationUrl.href, redirectUrl, done, cancel: (reason) => finish({ success: false, error: reason }) };

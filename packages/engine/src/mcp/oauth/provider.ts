@@ -7,19 +7,17 @@
  * tokens and fails the request with a "log in again" message: nothing waits for a browser.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  auth,
-  discoverOAuthServerInfo,
-  extractWWWAuthenticateParams,
-  type AuthProvider,
-  type FetchLike,
-  type OAuthClientInformationContext,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
-  type OAuthDiscoveryState,
-  type StoredOAuthClientInformation,
-  type StoredOAuthTokens,
+import type {
+  AuthProvider,
+  FetchLike,
+  OAuthClientInformationContext,
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
+import { mcpClientSdk } from '../client-sdk.js';
 import type { McpServerConfig } from '../config.js';
 import type { McpOAuthEntry, McpOAuthStore } from './store.js';
 
@@ -202,6 +200,7 @@ export function transportAuth(server: McpOAuthServer, store: McpOAuthStore, inFl
     const provider = new DeputyOAuthProvider(server, store, entry, { redirectUrl: redirectUrlOf(entry) });
     let failure: string | null = null;
     try {
+      const { auth } = await mcpClientSdk();
       const result = await auth(provider, { serverUrl: server.url, ...ctx });
       if (result !== 'AUTHORIZED' || provider.redirectRequested) failure = 'the authorization server did not accept the refresh token';
     } catch (error) {
@@ -235,6 +234,7 @@ export function transportAuth(server: McpOAuthServer, store: McpOAuthStore, inFl
       return lastSent;
     },
     async onUnauthorized(ctx) {
+      const { extractWWWAuthenticateParams } = await mcpClientSdk();
       const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(ctx.response);
       await refresh({ ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}), fetchFn: ctx.fetchFn }, lastSent);
     },
@@ -286,6 +286,7 @@ export async function discoverOAuth(url: string, timeoutMs: number): Promise<OAu
     }
   };
   try {
+    const { discoverOAuthServerInfo } = await mcpClientSdk();
     const info = await discoverOAuthServerInfo(url, { fetchFn });
     const supported = info.authorizationServerMetadata !== undefined;
     return {
