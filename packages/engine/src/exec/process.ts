@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import pty from '@lydell/node-pty';
+import { createRequire } from 'node:module';
 import type { IPty } from '@lydell/node-pty';
 import { ExecSpawnError } from './errors.js';
 import { HelperSpawnFailure, spawnThroughHelper, type HelperChild } from './spawn-helper.js';
@@ -219,6 +219,16 @@ function holdSlaveOpen(term: IPty): { release(): void } {
 }
 
 /**
+ * node-pty (a native addon), loaded with the first terminal command: most processes never start
+ * one (a turn's commands run on pipes unless they ask for a terminal).
+ */
+let ptyModule: typeof import('@lydell/node-pty') | null = null;
+function nodePty(): typeof import('@lydell/node-pty') {
+  ptyModule ??= createRequire(import.meta.url)('@lydell/node-pty') as typeof import('@lydell/node-pty');
+  return ptyModule;
+}
+
+/**
  * Spawns `argv` on a pseudo-terminal of `size` (forkpty makes it a session and group leader);
  * output is raw bytes on `stdout`. Throws ExecSpawnError when node-pty refuses to start it.
  */
@@ -227,7 +237,7 @@ export function spawnOnPty(options: RawSpawnOptions, size: TerminalSize): RawChi
   let term: IPty;
   try {
     const env = { ...options.env };
-    term = pty.spawn(file, args, { name: env.TERM ?? 'xterm', cols: size.cols, rows: size.rows, cwd: options.cwd, env, encoding: null });
+    term = nodePty().spawn(file, args, { name: env.TERM ?? 'xterm', cols: size.cols, rows: size.rows, cwd: options.cwd, env, encoding: null });
   } catch (error) {
     throw spawnError(file, error, ' on a terminal');
   }
