@@ -10,7 +10,8 @@ import type { ReviewDecision } from '@deputy/protocol';
 import { ApprovalRouter, decisionFromResponse, parseDecision } from './elicitation-approvals.js';
 import { EngineHost } from './engine-host.js';
 import type { Logger } from './log.js';
-import { DEFAULT_SETTINGS, type McpServerSettings } from './settings.js';
+import { DEFAULT_SETTINGS } from './settings-defaults.js';
+import type { McpServerSettings } from './settings.js';
 import type { RequestBinding, TurnCall } from './turn-call.js';
 
 /** What the app needs from the command line and environment. */
