@@ -209,10 +209,17 @@ async function main() {
   const results = {};
   try {
     // Start-ups alternate between the targets, so a burst of load on this shared machine falls on
-    // all of them alike rather than on whichever ran at the time.
+    // all of them alike rather than on whichever ran at the time; the order rotates each round, so
+    // no target always starts right after the same other one (the launcher's native child may
+    // still be exiting when the next start begins).
     log(`start-up × ${RUNS}, alternating: ${targets.map((t) => t.name).join(', ')}`);
     const startups = new Map(targets.map((t) => [t.name, []]));
-    for (let i = 0; i < RUNS; i++) for (const target of targets) startups.get(target.name).push(await timeStartup(target));
+    for (let i = 0; i < RUNS; i++) {
+      for (let k = 0; k < targets.length; k++) {
+        const target = targets[(i + k) % targets.length];
+        startups.get(target.name).push(await timeStartup(target));
+      }
+    }
     for (const target of targets) {
       results[target.name] = { startup: summarize(startups.get(target.name)) };
       if (target.startupOnly) continue;
