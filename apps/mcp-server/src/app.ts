@@ -6,11 +6,11 @@
  * lives in server.ts; tool argument handling lives in tools/.
  */
 import type { CallToolResult, InputRequiredResult, Tool } from '@modelcontextprotocol/server';
-import type { ReviewDecision } from '@deputy/protocol';
-import { ApprovalRouter, decisionFromResponse, parseDecision } from './elicitation-approvals.js';
+import type { ApprovalRouter } from './elicitation-approvals.js';
 import { EngineHost } from './engine-host.js';
 import type { Logger } from './log.js';
-import { DEFAULT_SETTINGS, type McpServerSettings } from './settings.js';
+import { DEFAULT_SETTINGS } from './settings-defaults.js';
+import type { McpServerSettings } from './settings.js';
 import type { RequestBinding, TurnCall } from './turn-call.js';
 
 /** What the app needs from the command line and environment. */
@@ -68,7 +68,12 @@ export function errorResult(text: string, structuredContent?: Record<string, unk
 
 /** The process-wide state. */
 export class McpApp {
-  readonly approvals = new ApprovalRouter();
+  /**
+   * The approval machinery (router, decision parsing, event projection), imported with the
+   * engine by `host()`: nothing of it is needed before `initialize` is answered.
+   */
+  #approvalsModule: typeof import('./elicitation-approvals.js') | null = null;
+  #approvals: ApprovalRouter | null = null;
   readonly #calls = new Map<string, TurnCall>();
   #host: Promise<EngineHost> | null = null;
   #settings: McpServerSettings = DEFAULT_SETTINGS;
@@ -80,10 +85,23 @@ export class McpApp {
     return this.options.log;
   }
 
+  /**
+   * The approval router shared by every call. Made by `host()`, which every tool awaits before
+   * it starts a turn; asking earlier is a programming error.
+   */
+  get approvals(): ApprovalRouter {
+    if (!this.#approvals) throw new Error('McpApp.approvals used before host()');
+    return this.#approvals;
+  }
+
   /** The engine, loaded on first use. Rejects with the config error when the config is invalid. */
   host(): Promise<EngineHost> {
     if (!this.#host) {
-      this.#host = EngineHost.open({ ...this.options, approvals: this.approvals });
+      this.#host = import('./elicitation-approvals.js').then((module) => {
+        this.#approvalsModule = module;
+        this.#approvals ??= new module.ApprovalRouter();
+        return EngineHost.open({ ...this.options, approvals: this.#approvals });
+      });
       // A failed load is retried on the next request (the user may have fixed config.toml).
       this.#host.then(
         (host) => (this.#settings = host.settings),
@@ -112,8 +130,9 @@ export class McpApp {
   async resume(request: ToolRequest): Promise<ToolResult> {
     const state = request.roundState as RoundState;
     const call = this.#calls.get(state.call);
-    if (!call) return errorResult('This approval is no longer pending: its turn ended or the approval timed out.');
-    const decision = roundDecision(request.inputResponses?.approval);
+    // A registered call means host() resolved, so the approvals module is loaded.
+    if (!call || !this.#approvalsModule) return errorResult('This approval is no longer pending: its turn ended or the approval timed out.');
+    const decision = this.#approvalsModule.roundDecision(request.inputResponses?.approval);
     call.attach(request.binding);
     call.resolveApproval(state.approval, decision);
     return this.#drive(call, request);
@@ -150,12 +169,4 @@ export class McpApp {
     if (outcome.kind === 'cancelled') return errorResult('Turn interrupted');
     return outcome.result;
   }
-}
-
-/** The decision in a 2026-era elicitation answer (`decision` in the content counts too). */
-export function roundDecision(answer: unknown): ReviewDecision {
-  if (typeof answer !== 'object' || answer === null) return 'denied';
-  const content = (answer as { content?: unknown }).content;
-  const fromContent = typeof content === 'object' && content !== null ? parseDecision((content as { decision?: unknown }).decision) : null;
-  return fromContent ?? decisionFromResponse(answer);
 }

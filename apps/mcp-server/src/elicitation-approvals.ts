@@ -232,6 +232,14 @@ function persistOf(result: object): unknown {
   return typeof meta === 'object' && meta !== null ? (meta as { persist?: unknown }).persist : undefined;
 }
 
+/** The decision in a 2026-era elicitation answer (`decision` in the content counts too). */
+export function roundDecision(answer: unknown): ReviewDecision {
+  if (typeof answer !== 'object' || answer === null) return 'denied';
+  const content = (answer as { content?: unknown }).content;
+  const fromContent = typeof content === 'object' && content !== null ? parseDecision((content as { decision?: unknown }).decision) : null;
+  return fromContent ?? decisionFromResponse(answer);
+}
+
 /** A Codex ReviewDecision value (a string, or the `{approved_execpolicy_amendment: …}` object), else null. */
 export function parseDecision(decision: unknown): ReviewDecision | null {
   if (typeof decision === 'string' && DECISIONS.has(decision)) return decision as ReviewDecision;

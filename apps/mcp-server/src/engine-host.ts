@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { ApprovalPort, ResolvedConfig, StartThreadOptions, Thread, ThreadManager } from '@deputy/engine';
 import type { CodexArgs } from './tools/arguments.js';
 import type { Logger } from './log.js';
-import { parseSettings, type McpServerSettings } from './settings.js';
+import type { McpServerSettings } from './settings.js';
 
 type Engine = typeof import('@deputy/engine');
 
@@ -49,7 +49,8 @@ export class EngineHost {
 
   /** Imports the engine and resolves the configuration. Throws ConfigError / SettingsError. */
   static async open(options: HostOptions): Promise<EngineHost> {
-    const engine = await import('@deputy/engine');
+    // The settings' zod schema loads with the engine, after `initialize` was answered.
+    const [engine, { parseSettings }] = await Promise.all([import('@deputy/engine'), import('./settings.js')]);
     const config = await engine.loadConfig({
       home: engine.resolveHome(options.env),
       cwd: options.cwd,

@@ -5,7 +5,6 @@
  * methods are answered, never dropped). Translates the SDK's request context into the
  * RequestBinding a call reports to. Negotiation and framing are the SDK's.
  */
-import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import {
   CLIENT_CAPABILITIES_META_KEY,
@@ -23,10 +22,6 @@ import {
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { errorResult, type McpApp, type RoundState, type ToolEntry, type ToolRequest } from './app.js';
-import { codexReplyTool } from './tools/codex-reply.js';
-import { codexTool } from './tools/codex.js';
-import { REFERENCE_TOOLS, SESSION_TOOLS } from './tools/definitions.js';
-import { sessionTools } from './tools/session-tools.js';
 import type { ElicitOutcome, RequestBinding } from './turn-call.js';
 
 /** The version this server reports (its package version). */
@@ -37,28 +32,35 @@ const AnyResultSchema = z.looseObject({});
 
 const codecs = new WeakMap<McpApp, RequestStateCodec<RoundState>>();
 
+/**
+ * The tool definitions and handlers, imported on the first `tools/list` or `tools/call`: they
+ * bring zod schemas and the turn machinery that answering `initialize` does not need.
+ */
+const loadTools = () => import('./tools/table.js');
+
 /** Creates a server instance for one connection (or one 2026-era HTTP request). */
 export function buildServer(app: McpApp, ctx: Pick<McpRequestContext, 'era'>): Server {
-  const codec = codecOf(app);
   const server = new Server(
     { name: 'deputy-mcp-server', title: 'Deputy', version: SERVER_VERSION },
     {
       capabilities: { tools: { listChanged: true } },
-      requestState: { verify: (state, context) => codec.verify(state, context) },
+      requestState: { verify: (state, context) => codecOf(app).verify(state, context) },
       inputRequired: { maxRounds: 64 },
     },
   );
-  const tools = toolTable(app);
+  let tools: Map<string, ToolEntry> | null = null;
   server.setRequestHandler('tools/list', async () => {
-    const settings = await app.settings();
+    const [{ REFERENCE_TOOLS, SESSION_TOOLS }, settings] = await Promise.all([loadTools(), app.settings()]);
     return { tools: [...REFERENCE_TOOLS, ...(settings.session_tools ? SESSION_TOOLS : [])] };
   });
   server.setRequestHandler('tools/call', async (request, context) => {
-    const toolRequest = toolRequestOf(server, context, ctx.era, codec);
+    const toolRequest = toolRequestOf(server, context, ctx.era, app);
     if (toolRequest.roundState) return app.resume(toolRequest);
+    const { toolTable, isSessionTool } = await loadTools();
+    tools ??= toolTable(app);
     const name = request.params.name;
     const entry = tools.get(name);
-    const enabled = entry && (!SESSION_TOOLS.some((t) => t.name === name) || (await app.settings()).session_tools);
+    const enabled = entry && (!isSessionTool(name) || (await app.settings()).session_tools);
     if (!entry || !enabled) return errorResult(`Unknown tool '${name}'`) satisfies CallToolResult;
     return entry.handle(request.params.arguments as Record<string, unknown> | undefined, toolRequest);
   });
@@ -69,27 +71,23 @@ export function buildServer(app: McpApp, ctx: Pick<McpRequestContext, 'era'>): S
   return server;
 }
 
-function toolTable(app: McpApp): Map<string, ToolEntry> {
-  const entries = [codexTool(app), codexReplyTool(app), ...sessionTools(app)];
-  return new Map(entries.map((entry) => [entry.definition.name, entry]));
-}
-
 function codecOf(app: McpApp): RequestStateCodec<RoundState> {
   let codec = codecs.get(app);
   if (!codec) {
-    // Rounds of a paused call must come back to this process; a per-process key is enough.
-    codec = createRequestStateCodec<RoundState>({ key: randomBytes(32), ttlSeconds: 86_400 });
+    // Rounds of a paused call must come back to this process; a per-process key is enough. Made
+    // on the first mint or verify, so the crypto module does not load before `initialize`.
+    codec = createRequestStateCodec<RoundState>({ key: crypto.getRandomValues(new Uint8Array(32)), ttlSeconds: 86_400 });
     codecs.set(app, codec);
   }
   return codec;
 }
 
-function toolRequestOf(server: Server, ctx: ServerContext, era: 'legacy' | 'modern', codec: RequestStateCodec<RoundState>): ToolRequest {
+function toolRequestOf(server: Server, ctx: ServerContext, era: 'legacy' | 'modern', app: McpApp): ToolRequest {
   return {
     binding: bindingOf(server, ctx, era),
     roundState: ctx.mcpReq.requestState<RoundState>(),
     inputResponses: ctx.mcpReq.inputResponses,
-    mintState: (state) => codec.mint(state),
+    mintState: (state) => codecOf(app).mint(state),
     askApproval: (message, requestState) =>
       inputRequired({
         inputRequests: { approval: inputRequired.elicit({ message, requestedSchema: { type: 'object', properties: {} } }) },

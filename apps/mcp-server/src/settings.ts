@@ -34,8 +34,8 @@ export const McpServerSettingsSchema = z
   .strict();
 export type McpServerSettings = z.infer<typeof McpServerSettingsSchema>;
 
-/** The settings when nothing is configured. */
-export const DEFAULT_SETTINGS: McpServerSettings = McpServerSettingsSchema.parse({});
+/** The settings when nothing is configured (a plain object, so start-up does not parse). */
+export { DEFAULT_SETTINGS } from './settings-defaults.js';
 
 /** A `[mcp_server]` value that cannot be used. */
 export class SettingsError extends Error {}

@@ -5,8 +5,7 @@
  * fail-closed default.
  */
 import { describe, expect, it } from 'vitest';
-import { roundDecision } from '../../src/app.js';
-import { ApprovalRouter, approvalMessage, decisionFromResponse, elicitationParams, mcpElicitationParams, userInputElicitation } from '../../src/elicitation-approvals.js';
+import { ApprovalRouter, approvalMessage, decisionFromResponse, elicitationParams, mcpElicitationParams, roundDecision, userInputElicitation } from '../../src/elicitation-approvals.js';
 
 const exec = { kind: 'exec' as const, callId: 'call_13', command: ['/bin/bash', '-lc', 'touch made.txt'], cwd: '/ws', reason: null, proposedPrefixRule: null, isSandboxRetry: false };
 const patch = { kind: 'patch' as const, callId: 'call_83', changes: [{ path: '/ws/hello.txt', kind: { type: 'add' as const }, diff: '@@ -0,0 +1 @@\n+hi\n' }], reason: null, grantRoot: null };

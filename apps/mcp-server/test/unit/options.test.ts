@@ -39,6 +39,8 @@ describe('parseSettings', () => {
       http_session_idle_seconds: 600,
       http_max_sessions: 256,
     });
+    // The server starts with the plain-object defaults; the schema must yield the same ones.
+    expect(parseSettings({}, 'config.toml')).toEqual(DEFAULT_SETTINGS);
   });
 
   it('names the key of a bad or unknown value', () => {
