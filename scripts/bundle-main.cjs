@@ -14,11 +14,13 @@ const v8 = require('node:v8');
 const vm = require('node:vm');
 
 // Model requests go through Node's fetch, whose HTTP parser (llhttp) is WebAssembly. V8 compiles
-// its hot functions again with its optimising compiler on a background thread, and a process
-// cannot exit before such a job ends: that was ~100 ms at the end of every `deputy exec` here.
-// The baseline code parses a model's stream fast enough. Set before any chunk is compiled, as the
-// code cache records V8's flags (the build's warm-up run loads the chunks through this file too).
-v8.setFlagsFromString('--no-wasm-tier-up');
+// its functions again with its optimising compiler (TurboFan) on background threads, and a
+// process cannot exit before those jobs end: 100-150 ms at the end of every `deputy exec` here.
+// `--liftoff-only` keeps WebAssembly on the baseline compiler, which parses a model's stream fast
+// enough (`--no-wasm-tier-up` alone did not stop the jobs on Node 20). Set before any chunk is
+// compiled, as the code cache records V8's flags (the build's warm-up run loads the chunks through
+// this file too).
+v8.setFlagsFromString('--liftoff-only');
 const { createRequire } = require('node:module');
 const { pathToFileURL } = require('node:url');
 
