@@ -38,35 +38,47 @@ function timed(command, args, env, cwd) {
   });
 }
 
-async function measure(label, command, args, env, cwd) {
-  await timed(command, args, env, cwd); // warm-up: file cache, first-run work
-  const samples = [];
-  for (let i = 0; i < runs; i++) samples.push(await timed(command, args, env, cwd));
-  log(`${label}: median ${num(summarize(samples).median)} ms`);
-  return summarize(samples);
+/**
+ * Times each target `runs` times after one warm-up each (file cache, first-run work), taking the
+ * targets in turn, one run of each per round, so a change in the machine's load falls on all of
+ * them alike. `targets`: { name, label, command, args, env, cwd }.
+ */
+async function measureAlternating(targets) {
+  for (const t of targets) await timed(t.command, t.args, t.env, t.cwd);
+  const samples = new Map(targets.map((t) => [t.name, []]));
+  for (let i = 0; i < runs; i++) for (const t of targets) samples.get(t.name).push(await timed(t.command, t.args, t.env, t.cwd));
+  const results = {};
+  for (const t of targets) {
+    results[t.name] = summarize(samples.get(t.name));
+    log(`${t.label}: median ${num(results[t.name].median)} ms`);
+  }
+  return results;
 }
 
 const model = await startBenchModel();
 const work = await makeWorkDir();
 const homes = [];
-const results = {};
+let results = {};
 try {
   const base = { ...process.env, NO_COLOR: '1', RUST_LOG: 'error', OPENAI_API_KEY: '' };
   const ours = await makeHome('deputy', model.url);
   homes.push(ours);
-  results.deputy = await measure('deputy exec', process.execPath, [distPath('cli'), 'exec', '--skip-git-repo-check', 'hello bench'], { ...base, DEPUTY_HOME: ours.dir }, work.dir);
   // The offline demo model: a home with no config and no key.
   const demo = await makeHome('deputy-demo', model.url);
   homes.push(demo);
   const { rm } = await import('node:fs/promises');
   await rm(`${demo.dir}/config.toml`);
-  results.demo = await measure('deputy exec (demo model)', process.execPath, [distPath('cli'), 'exec', '--skip-git-repo-check', 'what is in this directory?'], { ...base, DEPUTY_HOME: demo.dir }, work.dir);
+  const targets = [
+    { name: 'deputy', label: 'deputy exec', command: process.execPath, args: [distPath('cli'), 'exec', '--skip-git-repo-check', 'hello bench'], env: { ...base, DEPUTY_HOME: ours.dir }, cwd: work.dir },
+    { name: 'demo', label: 'deputy exec (demo model)', command: process.execPath, args: [distPath('cli'), 'exec', '--skip-git-repo-check', 'what is in this directory?'], env: { ...base, DEPUTY_HOME: demo.dir }, cwd: work.dir },
+  ];
   const bin = findCodexBinary();
   if (bin) {
     const ref = await makeHome('reference', model.url);
     homes.push(ref);
-    results.reference = await measure('codex exec', bin, ['exec', '--skip-git-repo-check', 'hello bench'], { ...base, CODEX_HOME: ref.dir }, work.dir);
+    targets.push({ name: 'reference', label: 'codex exec', command: bin, args: ['exec', '--skip-git-repo-check', 'hello bench'], env: { ...base, CODEX_HOME: ref.dir }, cwd: work.dir });
   } else log('reference not installed (bash scripts/install-codex-tui.sh); reporting Deputy alone');
+  results = await measureAlternating(targets);
 } finally {
   await Promise.all(homes.map((h) => h.cleanup()));
   await work.cleanup();
@@ -78,7 +90,7 @@ const ok = ref ? results.deputy.median <= ref.median : null;
 if (asJson) {
   console.log(JSON.stringify({ bench: 'exec', runs, results, met: ok }, null, 2));
 } else {
-  console.log(`exec benchmark: spawn → exit of one one-turn task, ${runs} runs after one warm-up, scripted model`);
+  console.log(`exec benchmark: spawn → exit of one one-turn task, ${runs} runs each after one warm-up, taken in turn, scripted model`);
   console.log('');
   console.log(
     table(
