@@ -6,7 +6,7 @@
  * thread handlers and the `project/*` handlers can share it.
  */
 import { RpcError, type HandlerContext } from '@deputy/rpc/core';
-import type { StoredProject, StoredSection } from '@deputy/engine';
+import type { StoredMembership, StoredProject, StoredSection } from '@deputy/engine';
 import { AppServer } from '@deputy/protocol';
 import { afterResponseOn, type AppContext } from '../app-context.js';
 import { notification } from '../project/outbound.js';
@@ -35,10 +35,23 @@ export const UNPLACED: ThreadPlacement = { projectId: null, section: null, secti
 
 /** The project and section of a stored thread (`Thread.projectId`, `section`, `sectionEnteredAt`). */
 export function placementOf(app: AppContext, threadId: string): ThreadPlacement {
-  const membership = app.manager.state.membership(threadId);
+  return placementFrom(app, app.manager.state.membership(threadId), projectIdOf(app, threadId));
+}
+
+/**
+ * `placementOf` for many stored threads at once (a `thread/list` page): two queries in all
+ * instead of two per thread.
+ */
+export function placementsOf(app: AppContext, threadIds: readonly string[]): Map<string, ThreadPlacement> {
+  const memberships = app.manager.state.membershipsOf(threadIds);
+  const projects = app.manager.state.projects.projectsOf(threadIds);
+  return new Map(threadIds.map((id) => [id, placementFrom(app, memberships.get(id) ?? null, projects.get(id) ?? null)]));
+}
+
+function placementFrom(app: AppContext, membership: StoredMembership | null, projectId: string | null): ThreadPlacement {
   const section = membership === null ? null : app.manager.state.section(membership.sectionId);
   return {
-    projectId: projectIdOf(app, threadId),
+    projectId,
     section: section === null ? null : wireSection(section),
     sectionEnteredAt: section === null || membership === null ? null : membership.enteredAt,
   };

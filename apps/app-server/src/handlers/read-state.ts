@@ -6,6 +6,7 @@
  * `thread/readState/changed`. `thread/list` reports the listed threads' states (`readStates`).
  */
 import { RpcError } from '@deputy/rpc/core';
+import type { StoredReadState } from '@deputy/engine';
 import { AppServer } from '@deputy/protocol';
 import { afterResponseOn, type AppContext } from '../app-context.js';
 import { notification } from '../project/outbound.js';
@@ -14,7 +15,16 @@ import type { Handlers } from './types.js';
 
 /** The read state of a stored thread (read, revision `0`, when it never had one). */
 export function readStateOf(app: AppContext, threadId: string): AppServer.ThreadReadState {
-  const stored = app.manager.state.readState(threadId);
+  return wireReadState(app.manager.state.readState(threadId));
+}
+
+/** `readStateOf` for many stored threads at once (a `thread/list` page's `readStates`): one query. */
+export function readStatesOf(app: AppContext, threadIds: readonly string[]): Record<string, AppServer.ThreadReadState> {
+  const stored = app.manager.state.readStatesOf(threadIds);
+  return Object.fromEntries(threadIds.map((id) => [id, wireReadState(stored.get(id) ?? null)]));
+}
+
+function wireReadState(stored: StoredReadState | null): AppServer.ThreadReadState {
   if (stored === null) return { firstUnread: null, revision: '0' };
   const position = AppServer.ThreadUnreadPositionSchema.nullable().safeParse(stored.firstUnread);
   return { firstUnread: position.success ? position.data : null, revision: String(stored.revision) };

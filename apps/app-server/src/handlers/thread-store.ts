@@ -12,8 +12,8 @@ import { afterResponseOn, type AppContext } from '../app-context.js';
 import { threadArchived, threadNameUpdated, threadStatusChanged, threadUnarchived } from '../project/lifecycle.js';
 import { projectThread, projectTurns } from '../project/threads.js';
 import { noRollout, orNotFound, parseThreadId } from './common.js';
-import { placementOf, requireProject } from './project-state.js';
-import { readStateOf } from './read-state.js';
+import { placementOf, placementsOf, requireProject, type ThreadPlacement } from './project-state.js';
+import { readStateOf, readStatesOf } from './read-state.js';
 import { wireLoadedThread } from './thread.js';
 import type { Handlers } from './types.js';
 
@@ -54,12 +54,15 @@ export function sourcesOf(kinds: readonly AppServer.ThreadSourceKind[] | null | 
   return kinds == null || kinds.length === 0 ? INTERACTIVE_SOURCES : [...new Set(kinds.flatMap((k) => SOURCES_OF_KIND[k]))];
 }
 
-/** The wire thread of a listed summary: the loaded thread's view when loaded, else `notLoaded`. */
-export function wireListed(app: AppContext, summary: ThreadSummary): AppServer.Thread {
+/**
+ * The wire thread of a listed summary: the loaded thread's view when loaded, else `notLoaded`
+ * (with `placement` when the caller looked it up already, for a whole page at once).
+ */
+export function wireListed(app: AppContext, summary: ThreadSummary, placement?: ThreadPlacement): AppServer.Thread {
   const loaded = app.manager.get(summary.id);
   return loaded
     ? wireLoadedThread(app, loaded)
-    : projectThread({ summary, cliVersion: app.runtime.version, status: { type: 'notLoaded' }, ...placementOf(app, summary.id) });
+    : projectThread({ summary, cliVersion: app.runtime.version, status: { type: 'notLoaded' }, ...(placement ?? placementOf(app, summary.id)) });
 }
 
 type IndexSortKey = 'created_at' | 'updated_at';
@@ -171,8 +174,11 @@ async function listPage(app: AppContext, params: AppServer.ThreadListParams): Pr
     const indexed = await indexPage(app, params, sources, limit, params.cursor ?? null);
     page = { rows: indexed.threads, nextCursor: indexed.nextCursor };
   }
-  const data = page.rows.map((summary) => wireListed(app, summary));
-  const readStates = Object.fromEntries(page.rows.map((summary) => [summary.id, readStateOf(app, summary.id)]));
+  // The page's placements and read states are read with a few queries, not a few per thread.
+  const ids = page.rows.map((summary) => summary.id);
+  const placements = placementsOf(app, ids);
+  const data = page.rows.map((summary) => wireListed(app, summary, placements.get(summary.id)));
+  const readStates = readStatesOf(app, ids);
   return { data, nextCursor: page.nextCursor, backwardsCursor: null, readStates };
 }
 

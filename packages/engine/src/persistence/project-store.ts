@@ -165,6 +165,14 @@ export class ProjectStore {
     return row?.project_id ?? null;
   }
 
+  /** The projects of `threadIds` that belong to one, by thread id (one query for a list page). */
+  projectsOf(threadIds: readonly string[]): Map<string, string> {
+    const rows = this.#stmt('SELECT thread_id, project_id FROM project_threads WHERE thread_id IN (SELECT value FROM json_each(?))').all(
+      JSON.stringify(threadIds),
+    ) as Array<{ thread_id: string; project_id: string }>;
+    return new Map(rows.map((r) => [r.thread_id, r.project_id]));
+  }
+
   /** Puts a thread into a project, or (null) into none. */
   assign(threadId: string, projectId: string | null): void {
     if (projectId === null) this.#stmt('DELETE FROM project_threads WHERE thread_id = ?').run(threadId);

@@ -259,8 +259,18 @@ export class ThreadStateStore {
     const row = this.#stmt('SELECT first_unread_json, revision FROM read_states WHERE thread_id = ?').get(threadId) as
       | { first_unread_json: string | null; revision: number }
       | undefined;
-    if (!row) return null;
-    return { firstUnread: row.first_unread_json === null ? null : (JSON.parse(row.first_unread_json) as unknown), revision: row.revision };
+    return row ? readStateOfRow(row) : null;
+  }
+
+  /**
+   * The read states of `threadIds` that have one, by thread id: one query for a whole
+   * `thread/list` page instead of one per thread.
+   */
+  readStatesOf(threadIds: readonly string[]): Map<string, StoredReadState> {
+    const rows = this.#stmt('SELECT thread_id, first_unread_json, revision FROM read_states WHERE thread_id IN (SELECT value FROM json_each(?))').all(
+      JSON.stringify(threadIds),
+    ) as Array<{ thread_id: string; first_unread_json: string | null; revision: number }>;
+    return new Map(rows.map((r) => [r.thread_id, readStateOfRow(r)]));
   }
 
   /** Writes a thread's read state. */
@@ -331,6 +341,14 @@ export class ThreadStateStore {
     return row ? { threadId: row.thread_id, sectionId: row.section_id, enteredAt: row.entered_at } : null;
   }
 
+  /** The section memberships of `threadIds` that are in one, by thread id (one query for a list page). */
+  membershipsOf(threadIds: readonly string[]): Map<string, StoredMembership> {
+    const rows = this.#stmt('SELECT thread_id, section_id, entered_at FROM section_members WHERE thread_id IN (SELECT value FROM json_each(?))').all(
+      JSON.stringify(threadIds),
+    ) as Array<{ thread_id: string; section_id: string; entered_at: number }>;
+    return new Map(rows.map((r) => [r.thread_id, { threadId: r.thread_id, sectionId: r.section_id, enteredAt: r.entered_at }]));
+  }
+
   /**
    * Puts a thread into a section, before `beforeThreadId` (a member of it) or at its end; null
    * takes it out of its section. `enteredAt` changes only when the section does.
@@ -374,4 +392,8 @@ export class ThreadStateStore {
   close(): void {
     if (this.#db.open) this.#db.close();
   }
+}
+
+function readStateOfRow(row: { first_unread_json: string | null; revision: number }): StoredReadState {
+  return { firstUnread: row.first_unread_json === null ? null : (JSON.parse(row.first_unread_json) as unknown), revision: row.revision };
 }

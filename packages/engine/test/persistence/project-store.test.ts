@@ -1,4 +1,7 @@
-/** The project store: order under many moves, idempotent creates, membership, delete, forget, reopen. */
+/**
+ * The project store: order under many moves, idempotent creates, membership, delete, forget, reopen;
+ * and the batched lookups of a `thread/list` page (project, section, read state of many threads).
+ */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ThreadStateStore } from '../../src/persistence/thread-state-store.js';
 import { makeHome, removeHome } from './fixtures.js';
@@ -60,5 +63,29 @@ describe('ProjectStore', () => {
     store = ThreadStateStore.open(home);
     expect(store.projects.get(p.id)).toEqual({ ...p, name: 'renamed', roots: ['/a', '/b'], metadata: { x: 'y' }, updatedAt: 200 });
     expect(store.projects.projectOf('t')).toBe(p.id);
+  });
+
+  it('looks up the project, section and read state of many threads at once as one at a time does', () => {
+    const p = make('p');
+    const section = store.createSection('s', null);
+    store.projects.assign('t1', p.id);
+    store.moveToSection('t2', section.id, null, 7);
+    store.putReadState('t1', { firstUnread: { turnId: 'turn-1' }, revision: 3 });
+    store.putReadState('t3', { firstUnread: null, revision: 1 });
+    const ids = ['t1', 't2', 't3', 'unknown', "it's \"quoted\""];
+    expect(store.projects.projectsOf(ids)).toEqual(new Map([['t1', p.id]]));
+    expect(store.membershipsOf(ids)).toEqual(new Map([['t2', { threadId: 't2', sectionId: section.id, enteredAt: 7 }]]));
+    expect(store.readStatesOf(ids)).toEqual(
+      new Map([
+        ['t1', { firstUnread: { turnId: 'turn-1' }, revision: 3 }],
+        ['t3', { firstUnread: null, revision: 1 }],
+      ]),
+    );
+    for (const id of ids) {
+      expect(store.projects.projectsOf(ids).get(id) ?? null).toEqual(store.projects.projectOf(id));
+      expect(store.membershipsOf(ids).get(id) ?? null).toEqual(store.membership(id));
+      expect(store.readStatesOf(ids).get(id) ?? null).toEqual(store.readState(id));
+    }
+    expect([store.projects.projectsOf([]).size, store.membershipsOf([]).size, store.readStatesOf([]).size]).toEqual([0, 0, 0]);
   });
 });
