@@ -40,12 +40,17 @@ export const BUNDLES = [
   },
   // The rest of the `deputy` command line (`exec`, `mcp`, `acp`, --help): apps/cli/dist/deputy.js
   // starts it when it is there. Its warm-up is one `deputy exec` turn with the offline demo model,
-  // named explicitly so no key in the builder's environment sends it anywhere.
+  // named explicitly so no key in the builder's environment sends it anywhere; its `ls` runs in
+  // the warm-up's empty temp directory without a sandbox, so the build does not depend on bwrap.
   {
     name: 'cli',
     entry: path.join(REPO_DIR, 'apps/cli/dist/program.js'),
     outdir: path.join(REPO_DIR, 'apps/cli/bundle'),
-    warm: [{ args: ['exec', '--skip-git-repo-check', '-c', 'model_provider="demo"', 'what is in this directory?'] }],
+    warm: [
+      {
+        args: ['exec', '--skip-git-repo-check', '-s', 'danger-full-access', '-a', 'never', '-c', 'model_provider="demo"', 'what is in this directory?'],
+      },
+    ],
   },
 ];
 
