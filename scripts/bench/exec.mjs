@@ -11,7 +11,7 @@ import { makeWorkDir } from './lib/app-server-suite.mjs';
 import { makeHome } from './lib/homes.mjs';
 import { startBenchModel } from './lib/model-script.mjs';
 import { distPath, findCodexBinary, requireDist } from './lib/paths.mjs';
-import { num, numberFlag, ratio, summarize, table } from './lib/stats.mjs';
+import { num, numberFlag, ratio, sampleInTurn, summarize, table } from './lib/stats.mjs';
 
 requireDist(['cli', 'testSupport'], 'exec');
 const argv = process.argv.slice(2);
@@ -39,14 +39,13 @@ function timed(command, args, env, cwd) {
 }
 
 /**
- * Times each target `runs` times after one warm-up each (file cache, first-run work), taking the
- * targets in turn, one run of each per round, so a change in the machine's load falls on all of
- * them alike. `targets`: { name, label, command, args, env, cwd }.
+ * Times each target `runs` times after one warm-up each (file cache, first-run work), the targets
+ * taking turns (sampleInTurn). `targets`: { name, label, command, args, env, cwd }.
  */
 async function measureAlternating(targets) {
-  for (const t of targets) await timed(t.command, t.args, t.env, t.cwd);
-  const samples = new Map(targets.map((t) => [t.name, []]));
-  for (let i = 0; i < runs; i++) for (const t of targets) samples.get(t.name).push(await timed(t.command, t.args, t.env, t.cwd));
+  const run = (t) => timed(t.command, t.args, t.env, t.cwd);
+  for (const t of targets) await run(t);
+  const samples = await sampleInTurn(targets, runs, run);
   const results = {};
   for (const t of targets) {
     results[t.name] = summarize(samples.get(t.name));

@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { findCodexBinary, REPO_ROOT } from './lib/paths.mjs';
-import { num, numberFlag, ratio, summarize, table } from './lib/stats.mjs';
+import { num, numberFlag, ratio, sampleInTurn, summarize, table } from './lib/stats.mjs';
 
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
@@ -208,18 +208,10 @@ async function main() {
 
   const results = {};
   try {
-    // Start-ups alternate between the targets, so a burst of load on this shared machine falls on
-    // all of them alike rather than on whichever ran at the time; the order rotates each round, so
-    // no target always starts right after the same other one (the launcher's native child may
-    // still be exiting when the next start begins).
+    // Start-ups take turns (sampleInTurn): no target always starts right after the same other
+    // one (the launcher's native child may still be exiting when the next start begins).
     log(`start-up × ${RUNS}, alternating: ${targets.map((t) => t.name).join(', ')}`);
-    const startups = new Map(targets.map((t) => [t.name, []]));
-    for (let i = 0; i < RUNS; i++) {
-      for (let k = 0; k < targets.length; k++) {
-        const target = targets[(i + k) % targets.length];
-        startups.get(target.name).push(await timeStartup(target));
-      }
-    }
+    const startups = await sampleInTurn(targets, RUNS, timeStartup);
     for (const target of targets) {
       results[target.name] = { startup: summarize(startups.get(target.name)) };
       if (target.startupOnly) continue;

@@ -54,3 +54,20 @@ export function numberFlag(argv, name, fallback) {
   if (!Number.isFinite(value)) throw new Error(`--${name} expects a number, got ${argv[at + 1]}`);
   return value;
 }
+
+/**
+ * Takes `runs` samples of each of `targets` (objects with a `name`), one of each per round, the
+ * order rotating every round: a burst of load on the shared machine falls on all of them alike,
+ * and no target always runs right after the same other one. `measure(target)` resolves with one
+ * sample. Resolves with a Map from each target's name to its samples.
+ */
+export async function sampleInTurn(targets, runs, measure) {
+  const samples = new Map(targets.map((t) => [t.name, []]));
+  for (let i = 0; i < runs; i++) {
+    for (let k = 0; k < targets.length; k++) {
+      const target = targets[(i + k) % targets.length];
+      samples.get(target.name).push(await measure(target));
+    }
+  }
+  return samples;
+}
