@@ -329,24 +329,22 @@ export class ThreadStateStore {
   members(sectionId: string): StoredMembership[] {
     const rows = this.#stmt('SELECT thread_id, section_id, entered_at FROM section_members WHERE section_id = ? ORDER BY position, thread_id').all(
       sectionId,
-    ) as Array<{ thread_id: string; section_id: string; entered_at: number }>;
-    return rows.map((r) => ({ threadId: r.thread_id, sectionId: r.section_id, enteredAt: r.entered_at }));
+    ) as MembershipRow[];
+    return rows.map(membershipOfRow);
   }
 
   /** The section a thread is in, or null. */
   membership(threadId: string): StoredMembership | null {
-    const row = this.#stmt('SELECT thread_id, section_id, entered_at FROM section_members WHERE thread_id = ?').get(threadId) as
-      | { thread_id: string; section_id: string; entered_at: number }
-      | undefined;
-    return row ? { threadId: row.thread_id, sectionId: row.section_id, enteredAt: row.entered_at } : null;
+    const row = this.#stmt('SELECT thread_id, section_id, entered_at FROM section_members WHERE thread_id = ?').get(threadId) as MembershipRow | undefined;
+    return row ? membershipOfRow(row) : null;
   }
 
   /** The section memberships of `threadIds` that are in one, by thread id (one query for a list page). */
   membershipsOf(threadIds: readonly string[]): Map<string, StoredMembership> {
     const rows = this.#stmt('SELECT thread_id, section_id, entered_at FROM section_members WHERE thread_id IN (SELECT value FROM json_each(?))').all(
       JSON.stringify(threadIds),
-    ) as Array<{ thread_id: string; section_id: string; entered_at: number }>;
-    return new Map(rows.map((r) => [r.thread_id, { threadId: r.thread_id, sectionId: r.section_id, enteredAt: r.entered_at }]));
+    ) as MembershipRow[];
+    return new Map(rows.map((r) => [r.thread_id, membershipOfRow(r)]));
   }
 
   /**
@@ -392,6 +390,17 @@ export class ThreadStateStore {
   close(): void {
     if (this.#db.open) this.#db.close();
   }
+}
+
+/** A `section_members` row as read. */
+interface MembershipRow {
+  thread_id: string;
+  section_id: string;
+  entered_at: number;
+}
+
+function membershipOfRow(row: MembershipRow): StoredMembership {
+  return { threadId: row.thread_id, sectionId: row.section_id, enteredAt: row.entered_at };
 }
 
 function readStateOfRow(row: { first_unread_json: string | null; revision: number }): StoredReadState {
