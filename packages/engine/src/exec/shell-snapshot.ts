@@ -22,9 +22,7 @@
  * processes that died (older than three days, or unfinished ones older than an hour). Threads
  * of one process that ask for the same shell, cwd, environment and sandbox within 30 seconds
  * share one capture (each still gets its own file), so many threads starting at once start one
- * login shell. A capture every thread that waited for has closed is stopped (its shells terminated),
- * so closing a thread, or `deputy exec` ending after a turn that ran no command, does not wait
- * for a login shell nobody needs any more.
+ * login shell.
  */
 import { randomBytes, createHash } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -107,16 +105,9 @@ function logFailureOnce(message: string): void {
 export class ShellSnapshots {
   readonly #entries: Entry[] = [];
   readonly #files = new Set<string>();
-  /** The shared captures this thread is waiting for: releasing the last waiter stops one. */
-  readonly #waiting = new Set<() => Promise<void>>();
   #closed = false;
-  /** Settles (with null) when the thread closes: its takes stop waiting for a shared capture then. */
-  readonly #closing: Promise<null>;
-  #markClosing: () => void = () => undefined;
 
-  constructor(private readonly options: ShellSnapshotsOptions) {
-    this.#closing = new Promise<null>((resolve) => (this.#markClosing = () => resolve(null)));
-  }
+  constructor(private readonly options: ShellSnapshotsOptions) {}
 
   /** Starts taking the snapshot for `request` if there is none yet (the first command awaits it). */
   prewarm(request: SnapshotRequest): void {
@@ -138,16 +129,9 @@ export class ShellSnapshots {
     return { argv: [shell, '-c', `. ${shellQuote(file)} || exit 1; ${script}`], readablePaths: [file] };
   }
 
-  /**
-   * Removes the thread's snapshot files and stops waiting for captures still running (a capture
-   * no other thread waits for is stopped); later commands use the login shell.
-   */
+  /** Removes the thread's snapshot files; later commands use the login shell. */
   async close(): Promise<void> {
     this.#closed = true;
-    this.#markClosing();
-    const stopped = [...this.#waiting].map((release) => release());
-    this.#waiting.clear();
-    await Promise.all(stopped);
     await Promise.all(this.#entries.map((e) => e.file.catch(() => null)));
     await Promise.all([...this.#files].map((f) => rm(f, { force: true }).catch(() => undefined)));
     this.#files.clear();
@@ -171,16 +155,7 @@ export class ShellSnapshots {
     const temp = path.join(dir, `${this.options.threadId}.tmp-${nonce}`);
     const file = path.join(dir, `${this.options.threadId}.${nonce}.sh`);
     try {
-      const shared = verifiedText(request, this.options.envPolicy, dir, `${this.options.threadId}.check-${nonce}`);
-      this.#waiting.add(shared.release);
-      shared.text.catch(() => undefined);
-      let text: string | null;
-      try {
-        text = await Promise.race([shared.text, this.#closing]);
-      } finally {
-        this.#waiting.delete(shared.release);
-      }
-      if (text === null || this.#closed) return null;
+      const text = await verifiedText(request, this.options.envPolicy, dir, `${this.options.threadId}.check-${nonce}`);
       await mkdir(dir, { recursive: true, mode: 0o700 });
       this.#files.add(temp);
       await writeFile(temp, text, { mode: 0o600 });
@@ -195,7 +170,6 @@ export class ShellSnapshots {
     } catch (error) {
       await rm(temp, { force: true }).catch(() => undefined);
       this.#files.delete(temp);
-      if (this.#closed) return null;
       const message = `shell snapshot of ${request.shell} in ${request.cwd} failed: ${(error as Error).message}`;
       (this.options.onFailure ?? logFailureOnce)(message);
       return null;
@@ -205,79 +179,38 @@ export class ShellSnapshots {
 
 /** How long a verified snapshot text serves other threads (a profile edit shows up after it). */
 const SHARED_SNAPSHOT_TTL_MS = 30_000;
-/** A capture shared by the threads that asked for the same request. */
-interface SharedCapture {
-  takenAtMs: number;
-  text: Promise<string>;
-  /** Threads waiting for `text` now; when the last one stops waiting, the capture is stopped. */
-  waiters: number;
-  settled: boolean;
-  stop: AbortController;
-}
-
 /** Verified snapshot texts of this process by request (shell, cwd, env, sandbox, policy). */
-const verifiedTexts = new Map<string, SharedCapture>();
+const verifiedTexts = new Map<string, { takenAtMs: number; text: Promise<string> }>();
 
 /**
  * The snapshot text for `request`, captured and checked (sourced once) by the first thread that
  * asks; threads asking for the same shell, cwd, environment and sandbox within
  * `SHARED_SNAPSHOT_TTL_MS` get the same text without starting a login shell, so 200 new threads
- * starting turns at once pay one capture, not 200. A failed capture is not kept. The caller calls
- * `release` when it stops waiting before `text` settled: once every waiter has, the capture's
- * shells are killed, `text` rejects, and the promise `release` returns settles when they are gone.
+ * starting turns at once pay one capture, not 200. A failed capture is not kept.
  */
-function verifiedText(
-  request: SnapshotRequest,
-  envPolicy: ShellEnvironmentPolicy,
-  dir: string,
-  checkName: string,
-): { text: Promise<string>; release: () => Promise<void> } {
+function verifiedText(request: SnapshotRequest, envPolicy: ShellEnvironmentPolicy, dir: string, checkName: string): Promise<string> {
   const key = createHash('sha256')
     .update(JSON.stringify([snapshotKey(request), request.sandbox, request.hiddenPaths ?? [], envPolicy]))
     .digest('hex');
   const now = Date.now();
   for (const [k, v] of verifiedTexts) if (now - v.takenAtMs > SHARED_SNAPSHOT_TTL_MS) verifiedTexts.delete(k);
-  let capture = verifiedTexts.get(key);
-  if (!capture) {
-    const stop = new AbortController();
-    const text = (async () => {
-      const captured = await captureSnapshot(request, envPolicy, stop.signal);
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-      const check = path.join(dir, checkName);
-      try {
-        await writeFile(check, captured, { mode: 0o600 });
-        await checkSnapshot(check, request, stop.signal);
-      } finally {
-        await rm(check, { force: true }).catch(() => undefined);
-      }
-      return captured;
-    })();
-    const created: SharedCapture = { takenAtMs: now, text, waiters: 0, settled: false, stop };
-    capture = created;
-    verifiedTexts.set(key, created);
-    text.then(
-      () => (created.settled = true),
-      () => {
-        created.settled = true;
-        if (verifiedTexts.get(key) === created) verifiedTexts.delete(key);
-      },
-    );
-  }
-  const shared = capture;
-  shared.waiters += 1;
-  let released = false;
-  const release = async () => {
-    if (released) return;
-    released = true;
-    shared.waiters -= 1;
-    if (shared.waiters === 0 && !shared.settled) {
-      // Nobody waits any more: stop it, and let the next thread that asks start afresh.
-      if (verifiedTexts.get(key) === shared) verifiedTexts.delete(key);
-      shared.stop.abort();
-      await shared.text.catch(() => undefined);
+  const found = verifiedTexts.get(key);
+  if (found) return found.text;
+  const text = (async () => {
+    const captured = await captureSnapshot(request, envPolicy);
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const check = path.join(dir, checkName);
+    try {
+      await writeFile(check, captured, { mode: 0o600 });
+      await checkSnapshot(check, request);
+    } finally {
+      await rm(check, { force: true }).catch(() => undefined);
     }
-  };
-  return { text: shared.text, release };
+    return captured;
+  })();
+  verifiedTexts.set(key, { takenAtMs: now, text });
+  text.catch(() => verifiedTexts.delete(key));
+  return text;
 }
 
 /** Identifies the shell, cwd and environment a snapshot was taken for. */
@@ -286,12 +219,8 @@ function snapshotKey(request: SnapshotRequest): string {
   return createHash('sha256').update(JSON.stringify([request.shell, request.cwd, env])).digest('hex');
 }
 
-/**
- * Runs `argv` like a command of `request` (same env, cwd, sandbox), returning stdout; throws on
- * failure, timeout or `signal` (which terminates the process group: SIGTERM, then SIGKILL).
- */
-async function runConfined(argv: string[], request: SnapshotRequest, signal: AbortSignal, readablePaths: string[] = []): Promise<Buffer> {
-  signal.throwIfAborted();
+/** Runs `argv` like a command of `request` (same env, cwd, sandbox), returning stdout; throws on failure or timeout. */
+async function runConfined(argv: string[], request: SnapshotRequest, readablePaths: string[] = []): Promise<Buffer> {
   const chunks: Buffer[] = [];
   const errors: Buffer[] = [];
   let size = 0;
@@ -319,14 +248,8 @@ async function runConfined(argv: string[], request: SnapshotRequest, signal: Abo
   const timedOut = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), SNAPSHOT_TIMEOUT_MS);
   });
-  // SIGTERM first, as for any command: a profile's EXIT traps run (pyenv's rehash lock, say,
-  // which a SIGKILL mid-profile would leave behind, making every later login shell wait for it).
-  const onAbort = () => void child.terminate();
-  signal.addEventListener('abort', onAbort, { once: true });
-  if (signal.aborted) onAbort();
   try {
     const exit = await Promise.race([child.ended, timedOut]);
-    if (signal.aborted) throw new Error('stopped: no thread waits for it any more');
     if (exit === 'timeout') throw new Error(`the shell did not finish within ${SNAPSHOT_TIMEOUT_MS} ms`);
     if (size > MAX_CAPTURE_BYTES) throw new Error(`the shell printed more than ${MAX_CAPTURE_BYTES} bytes`);
     if (exit.exitCode !== 0) {
@@ -335,7 +258,6 @@ async function runConfined(argv: string[], request: SnapshotRequest, signal: Abo
     }
     return Buffer.concat(chunks);
   } finally {
-    signal.removeEventListener('abort', onAbort);
     clearTimeout(timer);
     await child.terminate();
     child.dispose();
@@ -360,9 +282,9 @@ function captureScript(shell: string, marker: string): string {
  * Takes the snapshot text for `request`: a login shell of `request.shell`, confined like the
  * command, prints its state; the text sets what the profile changed. Throws when it cannot.
  */
-export async function captureSnapshot(request: SnapshotRequest, envPolicy: ShellEnvironmentPolicy, signal: AbortSignal = new AbortController().signal): Promise<string> {
+export async function captureSnapshot(request: SnapshotRequest, envPolicy: ShellEnvironmentPolicy): Promise<string> {
   const marker = `__DEPUTY_SNAPSHOT_${randomBytes(8).toString('hex')}__`;
-  const out = (await runConfined([request.shell, '-lc', captureScript(request.shell, marker)], request, signal)).toString('utf8');
+  const out = (await runConfined([request.shell, '-lc', captureScript(request.shell, marker)], request)).toString('utf8');
   const begin = out.lastIndexOf(`\n${marker} BEGIN\n`);
   if (begin === -1) throw new Error('the shell printed no snapshot');
   const sections = new Map<string, string>();
@@ -404,8 +326,8 @@ export async function captureSnapshot(request: SnapshotRequest, envPolicy: Shell
 }
 
 /** Sources the file in a non-login shell, confined like the command; throws when that fails. */
-async function checkSnapshot(file: string, request: SnapshotRequest, signal: AbortSignal): Promise<void> {
-  await runConfined([request.shell, '-c', `. ${shellQuote(file)}`], request, signal, [file]);
+async function checkSnapshot(file: string, request: SnapshotRequest): Promise<void> {
+  await runConfined([request.shell, '-c', `. ${shellQuote(file)}`], request, [file]);
 }
 
 /**

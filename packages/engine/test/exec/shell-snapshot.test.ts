@@ -133,60 +133,6 @@ describe('shell snapshot', () => {
     }
   });
 
-  it('stops a capture once every thread waiting for it has closed, and keeps it while one still waits', async () => {
-    // A profile that records its pid and waits for a go file (or 30 s): the capture is running.
-    const pidFile = path.join(userHome, 'profile-pid');
-    const go = path.join(userHome, 'go');
-    await fs.appendFile(path.join(userHome, '.bash_profile'), `echo $$ > ${pidFile}\nfor i in $(seq 600); do [ -e ${go} ] && break; sleep 0.05; done\n`);
-    const env = commandEnv();
-    const request = { cwd, env, sandbox: { type: 'danger-full-access' } } as const;
-    const waitForPid = async (): Promise<number> => {
-      for (let i = 0; i < 400; i++) {
-        const text = await fs.readFile(pidFile, 'utf8').catch(() => '');
-        if (text.trim() !== '') return Number(text.trim());
-        await new Promise((r) => setTimeout(r, 25));
-      }
-      throw new Error('the profile never started');
-    };
-    const alive = (pid: number) => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    const other = new ShellSnapshots({ home, threadId: 'thread-2', envPolicy: DEFAULT_SHELL_ENVIRONMENT_POLICY });
-    try {
-      // Two threads wait for one capture; the first closes: the shell goes on for the second.
-      const first = snapshots.wrap(shellArgv('true', { shell: '/bin/bash' }), request);
-      const second = other.wrap(shellArgv('true', { shell: '/bin/bash' }), request);
-      const pid = await waitForPid();
-      await snapshots.close();
-      expect(await first).toBeNull();
-      expect(alive(pid)).toBe(true);
-      await fs.writeFile(go, '');
-      const wrapped = await second;
-      expect(path.basename(wrapped?.readablePaths[0] ?? '')).toMatch(/^thread-2\./);
-      await other.close();
-      await fs.rm(go);
-      await fs.rm(pidFile);
-      // A capture only one thread waits for is killed when that thread closes, before the profile ends.
-      const third = new ShellSnapshots({ home, threadId: 'thread-3', envPolicy: DEFAULT_SHELL_ENVIRONMENT_POLICY, onFailure: (m) => failures.push(m) });
-      // A new environment: the text captured above is not shared with this request.
-      const lone = third.wrap(shellArgv('true', { shell: '/bin/bash' }), { ...request, env: { ...env, LONE: '1' } });
-      const lonePid = await waitForPid();
-      await third.close();
-      expect(await lone).toBeNull();
-      expect(alive(lonePid)).toBe(false);
-      expect(await fs.readdir(path.join(home, SHELL_SNAPSHOT_DIR)).catch(() => [])).toEqual([]);
-      expect(failures).toEqual([]);
-    } finally {
-      await fs.writeFile(go, '');
-      await other.close();
-    }
-  });
-
   it('without waiting for captures, runs the first command in the login shell and takes the snapshot for the next', async () => {
     const env = commandEnv();
     const runs = path.join(userHome, 'profile-runs');
