@@ -97,8 +97,16 @@ class StdioTransport implements Transport {
     });
   }
 
+  readonly #uncork = (): void => {
+    if (!this.#isCorked) return;
+    this.#isCorked = false;
+    this.#output.uncork();
+  };
+
   #finish(): void {
     if (this.#isClosed) return;
+    // What was written before the close leaves now, not on the next turn of the loop.
+    this.#uncork();
     this.#isClosed = true;
     this.#queue.end();
     this.#closing.abort();
@@ -131,15 +139,13 @@ class StdioTransport implements Transport {
   async sendEncoded(text: string): Promise<void> {
     if (this.#isClosed) throw new Error('stdio transport is closed');
     const line = toLine(text);
-    // Lines written in one pass of the event loop leave in one system call (a turn's burst of
-    // notifications costs one writev, not one write each).
+    // Lines written in one pass of the event loop leave in one system call at its end (a turn's
+    // burst of notifications, or the replies to many clients' requests read in one poll, cost one
+    // writev, not one write each). `setImmediate` runs right after the poll phase that wrote them.
     if (!this.#isCorked) {
       this.#isCorked = true;
       this.#output.cork();
-      process.nextTick(() => {
-        this.#isCorked = false;
-        this.#output.uncork();
-      });
+      setImmediate(this.#uncork);
     }
     if (this.#output.write(line)) return;
     try {

@@ -1,5 +1,5 @@
 /** The NDJSON stdio transport over in-process streams: framing, dropped input, frame reports, drain, and EOF. */
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Connection } from '../../src/connection.js';
 import { createStdioListener, createStdioTransport } from '../../src/transport/stdio.js';
@@ -80,6 +80,35 @@ describe('stdio transport', () => {
     ]);
     expect(frames[0]?.receivedAt).toBeGreaterThanOrEqual(lastChunk);
     expect(frames[0]?.receivedAt).toBeGreaterThan(before);
+  });
+
+  it('writes the lines sent during one pass of the event loop in one call, and flushes them on close', async () => {
+    const calls: string[] = [];
+    const output = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        calls.push(chunk.toString('utf8'));
+        callback();
+      },
+      writev(chunks, callback) {
+        calls.push(chunks.map((c) => (c.chunk as Buffer).toString('utf8')).join(''));
+        callback();
+      },
+    });
+    const transport = createStdioTransport({ input: new PassThrough(), output });
+    transports.push(transport);
+    // Sends from a synchronous run and from later promise continuations of the same pass.
+    void transport.send({ method: 'a' });
+    await Promise.resolve();
+    void transport.send({ method: 'b' });
+    await new Promise<void>((resolve) => process.nextTick(resolve));
+    void transport.send({ method: 'c' });
+    expect(calls).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls).toEqual(['{"method":"a"}\n{"method":"b"}\n{"method":"c"}\n']);
+    // A line sent right before the transport closes is written by the close, not later.
+    void transport.send({ method: 'd' });
+    await transport.close();
+    expect(calls).toEqual(['{"method":"a"}\n{"method":"b"}\n{"method":"c"}\n', '{"method":"d"}\n']);
   });
 
   it('makes a send wait for drain when the reader does not keep up', async () => {
