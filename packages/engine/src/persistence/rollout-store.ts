@@ -1,9 +1,10 @@
 /**
  * Rollout files on disk: `RolloutWriter` appends one JSON line per fact with a single synchronous
- * write (so the fact is in the file before the caller publishes its event), opening the file for
- * that write only, so a loaded thread holds no file descriptor between writes (a server with
- * thousands of loaded threads stays far from `ulimit -n`), plus finding a
- * thread's rollout and moving it in and out of the archive. It never parses a rollout's content
+ * write (so the fact is in the file before the caller publishes its event), plus finding a
+ * thread's rollout and moving it in and out of the archive. A writer keeps its file open while it
+ * is busy and closes it after a second without a write, and at most `MAX_OPEN_WRITERS` files are
+ * open at once, so a server with thousands of loaded threads stays far from `ulimit -n` while a
+ * running turn does not pay an open and a close per line. It never parses a rollout's content
  * (see `rollout-reader.ts`) and never decides what a thread records.
  */
 import fs, { promises as fsp } from 'node:fs';
@@ -28,12 +29,23 @@ const DIR_MODE = 0o700;
 /** Opens an existing rollout to append (never creates one: a moved file is an error, not a new file). */
 const APPEND_FLAGS = fs.constants.O_WRONLY | fs.constants.O_APPEND;
 
+/** A writer closes its file after this long without a write. */
+const IDLE_CLOSE_MS = 1000;
+/** Files writers keep open at once; a writer beyond this opens its file for each write. */
+const MAX_OPEN_WRITERS = 128;
+let openWriters = 0;
+
 /**
- * Appends lines to one rollout file. Writes are synchronous, so appends never interleave; the file
- * is opened for each write and closed right after it.
+ * Appends lines to one rollout file. Writes are synchronous, so appends never interleave. The
+ * file is opened by the first write and stays open until a second passes without one (or the
+ * writer closes); when `MAX_OPEN_WRITERS` files are already open, it is opened for that write only.
  */
 export class RolloutWriter {
   #isClosed = false;
+  /** The open file, between writes of a busy writer. */
+  #fd: number | null = null;
+  #lastWriteMs = 0;
+  #idleTimer: NodeJS.Timeout | null = null;
 
   private constructor(
     /** Absolute path of the rollout file. */
@@ -98,19 +110,62 @@ export class RolloutWriter {
   #write(text: string): void {
     if (this.#isClosed) throw new Error(`rollout writer is closed: ${this.path}`);
     const bytes = Buffer.from(text, 'utf8');
-    const fd = fs.openSync(this.path, APPEND_FLAGS);
+    const kept = this.#fd;
+    const fd = kept ?? fs.openSync(this.path, APPEND_FLAGS);
     try {
       // One write call per line; the loop only matters if the OS reports a short write.
       let offset = 0;
       while (offset < bytes.length) offset += fs.writeSync(fd, bytes, offset, bytes.length - offset);
-    } finally {
+    } catch (error) {
+      if (kept === null) fs.closeSync(fd);
+      else this.#release();
+      throw error;
+    }
+    this.#lastWriteMs = Date.now();
+    if (kept !== null) return;
+    if (openWriters >= MAX_OPEN_WRITERS) {
       fs.closeSync(fd);
+      return;
+    }
+    openWriters += 1;
+    this.#fd = fd;
+    this.#idleTimer = setTimeout(this.#closeWhenIdle, IDLE_CLOSE_MS);
+    this.#idleTimer.unref();
+  }
+
+  readonly #closeWhenIdle = (): void => {
+    const idleMs = Date.now() - this.#lastWriteMs;
+    if (idleMs >= IDLE_CLOSE_MS) {
+      this.#idleTimer = null;
+      this.#release();
+      return;
+    }
+    this.#idleTimer = setTimeout(this.#closeWhenIdle, IDLE_CLOSE_MS - idleMs);
+    this.#idleTimer.unref();
+  };
+
+  /** Closes the kept file, if any. */
+  #release(): void {
+    if (this.#idleTimer !== null) clearTimeout(this.#idleTimer);
+    this.#idleTimer = null;
+    const fd = this.#fd;
+    if (fd === null) return;
+    this.#fd = null;
+    openWriters -= 1;
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // already closed: every line was written before, nothing is lost
     }
   }
 
   /** Forces written lines to stable storage (fdatasync). */
   flush(): void {
     if (this.#isClosed) return;
+    if (this.#fd !== null) {
+      fs.fdatasyncSync(this.#fd);
+      return;
+    }
     const fd = fs.openSync(this.path, APPEND_FLAGS);
     try {
       fs.fdatasyncSync(fd);
@@ -119,9 +174,10 @@ export class RolloutWriter {
     }
   }
 
-  /** Stops the writer. Idempotent; later appends throw. No file stays open between writes. */
+  /** Stops the writer and closes its file. Idempotent; later appends throw. */
   close(): void {
     this.#isClosed = true;
+    this.#release();
   }
 }
 

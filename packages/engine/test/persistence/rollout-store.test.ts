@@ -83,6 +83,36 @@ describe('RolloutWriter', () => {
     expect(() => RolloutWriter.create(home, meta)).toThrow(/EEXIST/);
   });
 
+  it('keeps its file open while busy, closes it after a second idle or on close, and never keeps more than 128 open', async () => {
+    // Counted on the host: this process's descriptors that point at rollout files of this home.
+    const openRollouts = () =>
+      fs.readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return fs.readlinkSync(`/proc/self/fd/${fd}`).startsWith(home);
+        } catch {
+          return false;
+        }
+      }).length;
+    const busy = RolloutWriter.create(home, makeMeta());
+    busy.append(rolloutLine('rollback', { numTurns: 1 }));
+    expect(openRollouts()).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 1300));
+    expect(openRollouts()).toBe(0);
+    // It opens the file again for the next write, and the lines are all there.
+    busy.append(rolloutLine('rollback', { numTurns: 2 }));
+    expect(openRollouts()).toBe(1);
+    busy.close();
+    expect(openRollouts()).toBe(0);
+    expect(fs.readFileSync(busy.path, 'utf8').trimEnd().split('\n')).toHaveLength(3);
+
+    const many = Array.from({ length: 150 }, () => RolloutWriter.create(home, makeMeta()));
+    for (const writer of many) writer.append(rolloutLine('rollback', { numTurns: 1 }));
+    expect(openRollouts()).toBe(128);
+    for (const writer of many) expect(fs.readFileSync(writer.path, 'utf8').trimEnd().split('\n')).toHaveLength(2);
+    for (const writer of many) writer.close();
+    expect(openRollouts()).toBe(0);
+  });
+
   it('rejects a thread id that cannot be part of a file name', () => {
     expect(() => RolloutWriter.create(home, makeMeta({ id: '../escape' }))).toThrow(/not usable in a file name/);
   });
