@@ -10,6 +10,7 @@
  * untrusted again). Problems are warnings; nothing here throws for a hook.
  */
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -186,6 +187,8 @@ function entryOf(
 
 /** `{"hooks": {...}}` of a hooks.json, or undefined when there is none (a bad file is a warning). */
 async function readHooksJson(file: string, warnings: string[]): Promise<unknown> {
+  // Usually absent: one stat instead of a rejected read (every turn reads every layer).
+  if (!existsSync(file)) return undefined;
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -204,6 +207,7 @@ async function readHooksJson(file: string, warnings: string[]): Promise<unknown>
 
 /** The `[hooks]` table of a project's config.toml, or undefined. */
 async function readTomlHooks(file: string, warnings: string[]): Promise<unknown> {
+  if (!existsSync(file)) return undefined;
   try {
     return parseConfigToml(await readFile(file, 'utf8'), file).hooks;
   } catch (e) {

@@ -8,6 +8,7 @@
  * Whether a skill is enabled comes from the config's `[[skills.config]]` entries (by path or
  * name, the last entry wins). Read-only; callers cache as they need.
  */
+import { existsSync } from 'node:fs';
 import { readdir, readFile, realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
@@ -93,6 +94,9 @@ export function skillRoots(home: string, cwd: string, userHome: string = homedir
 
 /** Every SKILL.md below `dir` (bounded depth and breadth, hidden directories skipped), sorted. */
 async function skillFiles(dir: string): Promise<string[]> {
+  // Most roots do not exist; a failed readdir costs a rejected promise with a stack trace, where
+  // this check costs one stat (every turn scans them all).
+  if (!existsSync(dir)) return [];
   const found: string[] = [];
   const queue: Array<{ dir: string; depth: number }> = [{ dir, depth: 0 }];
   let visited = 0;
