@@ -133,25 +133,44 @@ export function buildChildEnv(
   parentEnv: Readonly<Record<string, string | undefined>>,
   policy: ShellEnvironmentPolicy = DEFAULT_SHELL_ENVIRONMENT_POLICY,
 ): Record<string, string> {
+  // The steps above decide each inherited name on its own, so each name's fate is computed once
+  // per policy and kept (a command's environment is built per call, from the same few names).
   const env: Record<string, string> = {};
   if (policy.inherit !== 'none') {
+    const fates = inheritedFates(policy);
     for (const [name, value] of Object.entries(parentEnv)) {
       if (value === undefined) continue;
-      if (policy.inherit === 'core' && !isCoreVar(name)) continue;
-      env[name] = value;
+      let keep = fates.get(name);
+      if (keep === undefined) {
+        keep = keepsInherited(name, policy);
+        fates.set(name, keep);
+      }
+      if (keep) env[name] = value;
     }
   }
-  const drop = (patterns: readonly RegExp[]): void => {
-    for (const name of Object.keys(env)) if (matchesAny(name, patterns)) delete env[name];
-  };
-  const globs = globsOf(policy);
-  if (!policy.ignore_default_excludes) drop(DEFAULT_EXCLUDES);
-  if (globs.exclude.length > 0) drop(globs.exclude);
-  for (const [name, value] of Object.entries(policy.set)) env[name] = value;
-  if (globs.includeOnly.length > 0) {
-    for (const name of Object.keys(env)) if (!matchesAny(name, globs.includeOnly)) delete env[name];
+  const includeOnly = globsOf(policy).includeOnly;
+  for (const [name, value] of Object.entries(policy.set)) {
+    if (includeOnly.length === 0 || matchesAny(name, includeOnly)) env[name] = value;
+    else delete env[name];
   }
   return env;
+}
+
+/** Per policy: whether an inherited variable of that name stays (see {@link buildChildEnv}). */
+const fatesByPolicy = new WeakMap<ShellEnvironmentPolicy, Map<string, boolean>>();
+function inheritedFates(policy: ShellEnvironmentPolicy): Map<string, boolean> {
+  let fates = fatesByPolicy.get(policy);
+  if (fates === undefined) {
+    fates = new Map();
+    fatesByPolicy.set(policy, fates);
+  }
+  return fates;
+}
+
+/** Inherit (all or core), not a default exclusion (unless ignored), no `exclude` match, an `include_only` match. */
+function keepsInherited(name: string, policy: ShellEnvironmentPolicy): boolean {
+  if (policy.inherit === 'core' && !isCoreVar(name)) return false;
+  return policyKeepsName(name, policy);
 }
 
 /**
