@@ -1,7 +1,8 @@
 /**
  * Process groups on the host: a group with a running member is alive; a group whose only member
  * is a zombie (exited, never reaped) exists for `kill(-pgid, 0)` but has no live member, which is
- * what a kill waits for; a group that is gone is neither. Real processes, killed by PID.
+ * what a kill waits for; a group that is gone is neither; a reading of `/proc` shared by callers
+ * never hides a group started after it. Real processes, killed by PID.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -48,5 +49,22 @@ describe('process groups', () => {
     await new Promise((resolve) => running.once('exit', resolve));
     expect(groupHasLiveMember(pgid)).toBe(false);
     expect(signalProcessGroup(pgid, 0)).toBe(false);
+  });
+
+  it('sees a group started right after another group was read, and one that died right after', async () => {
+    const first = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+    started.push(first);
+    expect(groupHasLiveMember(first.pid as number)).toBe(true);
+    // Within the same few milliseconds: a new group is not missing from the earlier reading.
+    const second = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+    started.push(second);
+    await new Promise((resolve) => second.once('spawn', resolve));
+    expect(groupHasLiveMember(second.pid as number)).toBe(true);
+    // A dead group is never reported alive for longer than the next reading.
+    first.kill('SIGKILL');
+    await new Promise((resolve) => first.once('exit', resolve));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(groupHasLiveMember(first.pid as number)).toBe(false);
+    expect(groupHasLiveMember(second.pid as number)).toBe(true);
   });
 });
