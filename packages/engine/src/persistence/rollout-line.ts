@@ -12,6 +12,7 @@ import {
   ThreadTokenUsageSchema,
   TurnInfoSchema,
 } from '@deputy/protocol/core';
+import { compileExactCheck, type ExactCheck } from './exact-check.js';
 
 /** The format version written in every line's `v`. */
 export const ROLLOUT_FORMAT_VERSION = 1;
@@ -154,10 +155,16 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** Result of checking one payload. */
 export type RolloutPayloadCheck = { ok: true; payload: unknown } | { ok: false; error: string };
 
+/** Per line type, a check that zod would return the payload unchanged (`exact-check.ts`). */
+const EXACT_PAYLOAD_CHECKS = Object.fromEntries(
+  Object.entries(ROLLOUT_PAYLOAD_SCHEMAS).map(([type, schema]) => [type, compileExactCheck(schema)]),
+) as Record<RolloutLineType, ExactCheck>;
+
 /**
  * Checks the payload of a line of a known type. A `response_item` payload is checked by hand
  * (its item is an open record, so the hand check is the whole schema, and these lines dominate
- * big rollouts); every other payload goes through its zod schema.
+ * big rollouts); every other payload goes through its zod schema unless its exact check shows
+ * that zod would return it unchanged. The payload must be fresh from `JSON.parse` (it may be returned as is).
  */
 export function checkRolloutPayload(type: RolloutLineType, payload: unknown): RolloutPayloadCheck {
   if (type === 'response_item') {
@@ -165,6 +172,8 @@ export function checkRolloutPayload(type: RolloutLineType, payload: unknown): Ro
     if (payload.turnId !== null && typeof payload.turnId !== 'string') return { ok: false, error: 'response_item turnId must be a string or null' };
     return { ok: true, payload };
   }
+  // The payload as the writer wrote it is what zod would return: keep it rather than a copy.
+  if (EXACT_PAYLOAD_CHECKS[type](payload)) return { ok: true, payload };
   const result = ROLLOUT_PAYLOAD_SCHEMAS[type].safeParse(payload);
   if (result.success) return { ok: true, payload: result.data };
   const issue = result.error.issues[0];
