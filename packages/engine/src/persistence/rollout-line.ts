@@ -189,7 +189,7 @@ export function isRolloutLineType(type: unknown): type is RolloutLineType {
 /**
  * Checks a value parsed from one line: the envelope and type by hand, then the payload with
  * `checkRolloutPayload`. The returned line is the input object (its payload replaced by the
- * checked copy, so schema defaults apply).
+ * checked copy, so schema defaults apply, or kept when that copy would equal it).
  */
 export function checkRolloutLine(value: unknown): RolloutLineCheck {
   if (!isPlainObject(value)) return { ok: false, error: 'line is not a JSON object' };
