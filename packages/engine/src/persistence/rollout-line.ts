@@ -155,10 +155,11 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 /** Result of checking one payload. */
 export type RolloutPayloadCheck = { ok: true; payload: unknown } | { ok: false; error: string };
 
-/** Per line type, a check that zod would return the payload unchanged (`exact-check.ts`). */
-const EXACT_PAYLOAD_CHECKS = Object.fromEntries(
-  Object.entries(ROLLOUT_PAYLOAD_SCHEMAS).map(([type, schema]) => [type, compileExactCheck(schema)]),
-) as Record<RolloutLineType, ExactCheck>;
+/**
+ * Per line type, a check that zod would return the payload unchanged (`exact-check.ts`), compiled
+ * on the type's first line so that loading this module costs nothing more.
+ */
+const EXACT_PAYLOAD_CHECKS: Partial<Record<RolloutLineType, ExactCheck>> = {};
 
 /**
  * Checks the payload of a line of a known type. A `response_item` payload is checked by hand
@@ -173,7 +174,7 @@ export function checkRolloutPayload(type: RolloutLineType, payload: unknown): Ro
     return { ok: true, payload };
   }
   // The payload as the writer wrote it is what zod would return: keep it rather than a copy.
-  if (EXACT_PAYLOAD_CHECKS[type](payload)) return { ok: true, payload };
+  if ((EXACT_PAYLOAD_CHECKS[type] ??= compileExactCheck(ROLLOUT_PAYLOAD_SCHEMAS[type]))(payload)) return { ok: true, payload };
   const result = ROLLOUT_PAYLOAD_SCHEMAS[type].safeParse(payload);
   if (result.success) return { ok: true, payload: result.data };
   const issue = result.error.issues[0];
