@@ -12,6 +12,7 @@ import {
   ThreadTokenUsageSchema,
   TurnInfoSchema,
 } from '@deputy/protocol/core';
+import { compileExactCheck, type ExactCheck } from './exact-check.js';
 
 /** The format version written in every line's `v`. */
 export const ROLLOUT_FORMAT_VERSION = 1;
@@ -155,9 +156,16 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 export type RolloutPayloadCheck = { ok: true; payload: unknown } | { ok: false; error: string };
 
 /**
+ * Per line type, a check that zod would return the payload unchanged (`exact-check.ts`), compiled
+ * on the type's first line so that loading this module costs nothing more.
+ */
+const EXACT_PAYLOAD_CHECKS: Partial<Record<RolloutLineType, ExactCheck>> = {};
+
+/**
  * Checks the payload of a line of a known type. A `response_item` payload is checked by hand
  * (its item is an open record, so the hand check is the whole schema, and these lines dominate
- * big rollouts); every other payload goes through its zod schema.
+ * big rollouts); every other payload goes through its zod schema unless its exact check shows
+ * that zod would return it unchanged. The payload must be fresh from `JSON.parse` (it may be returned as is).
  */
 export function checkRolloutPayload(type: RolloutLineType, payload: unknown): RolloutPayloadCheck {
   if (type === 'response_item') {
@@ -165,6 +173,8 @@ export function checkRolloutPayload(type: RolloutLineType, payload: unknown): Ro
     if (payload.turnId !== null && typeof payload.turnId !== 'string') return { ok: false, error: 'response_item turnId must be a string or null' };
     return { ok: true, payload };
   }
+  // The payload as the writer wrote it is what zod would return: keep it rather than a copy.
+  if ((EXACT_PAYLOAD_CHECKS[type] ??= compileExactCheck(ROLLOUT_PAYLOAD_SCHEMAS[type]))(payload)) return { ok: true, payload };
   const result = ROLLOUT_PAYLOAD_SCHEMAS[type].safeParse(payload);
   if (result.success) return { ok: true, payload: result.data };
   const issue = result.error.issues[0];
@@ -180,7 +190,7 @@ export function isRolloutLineType(type: unknown): type is RolloutLineType {
 /**
  * Checks a value parsed from one line: the envelope and type by hand, then the payload with
  * `checkRolloutPayload`. The returned line is the input object (its payload replaced by the
- * checked copy, so schema defaults apply).
+ * checked copy, so schema defaults apply, or kept when that copy would equal it).
  */
 export function checkRolloutLine(value: unknown): RolloutLineCheck {
   if (!isPlainObject(value)) return { ok: false, error: 'line is not a JSON object' };
