@@ -32,7 +32,7 @@ const APPEND_FLAGS = fs.constants.O_WRONLY | fs.constants.O_APPEND;
 /** A writer closes its file after this long without a write. */
 const IDLE_CLOSE_MS = 1000;
 /** Files writers keep open at once; a writer beyond this opens its file for each write. */
-const MAX_OPEN_WRITERS = 128;
+const MAX_OPEN_WRITERS = 256;
 let openWriters = 0;
 
 /**

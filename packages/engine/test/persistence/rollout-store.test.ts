@@ -83,7 +83,7 @@ describe('RolloutWriter', () => {
     expect(() => RolloutWriter.create(home, meta)).toThrow(/EEXIST/);
   });
 
-  it('keeps its file open while busy, closes it after a second idle or on close, and never keeps more than 128 open', async () => {
+  it('keeps its file open while busy, closes it after a second idle or on close, and never keeps more than 256 open', async () => {
     // Counted on the host: this process's descriptors that point at rollout files of this home.
     const openRollouts = () =>
       fs.readdirSync('/proc/self/fd').filter((fd) => {
@@ -105,9 +105,9 @@ describe('RolloutWriter', () => {
     expect(openRollouts()).toBe(0);
     expect(fs.readFileSync(busy.path, 'utf8').trimEnd().split('\n')).toHaveLength(3);
 
-    const many = Array.from({ length: 150 }, () => RolloutWriter.create(home, makeMeta()));
+    const many = Array.from({ length: 300 }, () => RolloutWriter.create(home, makeMeta()));
     for (const writer of many) writer.append(rolloutLine('rollback', { numTurns: 1 }));
-    expect(openRollouts()).toBe(128);
+    expect(openRollouts()).toBe(256);
     for (const writer of many) expect(fs.readFileSync(writer.path, 'utf8').trimEnd().split('\n')).toHaveLength(2);
     for (const writer of many) writer.close();
     expect(openRollouts()).toBe(0);
