@@ -25,9 +25,10 @@
  * login shell.
  */
 import { randomBytes, createHash } from 'node:crypto';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rename as renameCallback, writeFile as writeFileCallback } from 'node:fs';
 import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import type { SandboxPolicy } from '@deputy/protocol';
 import { ExecChild } from './child.js';
 import { policyKeepsName, type ShellEnvironmentPolicy } from './env.js';
@@ -159,11 +160,11 @@ export class ShellSnapshots {
       const text = await verifiedText(request, this.options.envPolicy, dir, `${this.options.threadId}.check-${nonce}`);
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       this.#files.add(temp);
-      // A few kilobytes, written at once: synchronous calls cost a fraction of the four trips
-      // through the thread pool that the promise API makes (200 threads starting turns at once
-      // each write one).
-      writeFileSync(temp, text, { mode: 0o600 });
-      renameSync(temp, file);
+      // Through the callback API: creating the file can take the kernel half a millisecond, which
+      // must not block the event loop, and fs/promises wraps each call in a FileHandle that costs
+      // the loop more than the write (200 threads starting turns at once each write one).
+      await writeFileInPool(temp, text, { mode: 0o600 });
+      await renameInPool(temp, file);
       this.#files.delete(temp);
       this.#files.add(file);
       if (this.#closed) {
@@ -180,6 +181,9 @@ export class ShellSnapshots {
     }
   }
 }
+
+const writeFileInPool = promisify(writeFileCallback);
+const renameInPool = promisify(renameCallback);
 
 /** How long a verified snapshot text serves other threads (a profile edit shows up after it). */
 const SHARED_SNAPSHOT_TTL_MS = 30_000;
