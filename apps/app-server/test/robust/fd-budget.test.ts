@@ -1,8 +1,8 @@
 /**
- * File descriptors (docs/app-server.md "Limits"): a loaded thread holds no descriptor between
- * rollout writes, so 300 `thread/start` on a server started under `ulimit -n 256` all succeed, the
- * process's open descriptors stay far below the limit, and a turn on the last thread still
- * reaches the model.
+ * File descriptors (docs/app-server.md "Limits"): an idle loaded thread holds no descriptor, and
+ * busy ones keep at most a sixteenth of the limit open, so 300 `thread/start` on a server started
+ * under `ulimit -n 256` all succeed, the process's open descriptors stay far below the limit, and
+ * a turn on the last thread still reaches the model.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';

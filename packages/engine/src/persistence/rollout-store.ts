@@ -2,10 +2,10 @@
  * Rollout files on disk: `RolloutWriter` appends one JSON line per fact with a single synchronous
  * write (so the fact is in the file before the caller publishes its event), plus finding a
  * thread's rollout and moving it in and out of the archive. A writer keeps its file open while it
- * is busy and closes it after a second without a write, and at most `MAX_OPEN_WRITERS` files are
- * open at once, so a server with thousands of loaded threads stays far from `ulimit -n` while a
- * running turn does not pay an open and a close per line. It never parses a rollout's content
- * (see `rollout-reader.ts`) and never decides what a thread records.
+ * is busy and closes it after a second without a write, and at most 256 files (fewer under a low
+ * `ulimit -n`) are kept open at once: a server with thousands of loaded threads stays far from
+ * its descriptor limit, and a running turn does not pay an open and a close per line. It never
+ * parses a rollout's content (see `rollout-reader.ts`) and never decides what a thread records.
  */
 import fs, { promises as fsp } from 'node:fs';
 import path from 'node:path';
@@ -31,14 +31,33 @@ const APPEND_FLAGS = fs.constants.O_WRONLY | fs.constants.O_APPEND;
 
 /** A writer closes its file after this long without a write. */
 const IDLE_CLOSE_MS = 1000;
-/** Files writers keep open at once; a writer beyond this opens its file for each write. */
-const MAX_OPEN_WRITERS = 256;
+/**
+ * Files writers keep open at once: 256, or a sixteenth of the process's descriptor limit when
+ * that is lower (a server run under `ulimit -n 256` keeps 16). A writer beyond this opens its
+ * file for each write.
+ */
+let maxOpenWriters: number | undefined;
 let openWriters = 0;
+
+function openWritersCap(): number {
+  if (maxOpenWriters === undefined) {
+    let limit = Number.POSITIVE_INFINITY;
+    try {
+      const soft = /^Max open files\s+(\d+)/m.exec(fs.readFileSync('/proc/self/limits', 'utf8'))?.[1];
+      if (soft !== undefined) limit = Number(soft);
+    } catch {
+      // no /proc: the default cap
+    }
+    maxOpenWriters = Math.min(256, Math.floor(limit / 16));
+  }
+  return maxOpenWriters;
+}
 
 /**
  * Appends lines to one rollout file. Writes are synchronous, so appends never interleave. The
- * file is opened by the first write and stays open until a second passes without one (or the
- * writer closes); when `MAX_OPEN_WRITERS` files are already open, it is opened for that write only.
+ * file is kept open from the second line written within a second of the one before, until a
+ * second passes without one (or the writer closes); when the cap of kept files (see
+ * `openWritersCap`) is reached, or for a lone line, it is opened for that write only.
  */
 export class RolloutWriter {
   #isClosed = false;
@@ -121,9 +140,13 @@ export class RolloutWriter {
       else this.#release();
       throw error;
     }
-    this.#lastWriteMs = Date.now();
+    const now = Date.now();
+    const isBusy = now - this.#lastWriteMs < IDLE_CLOSE_MS;
+    this.#lastWriteMs = now;
     if (kept !== null) return;
-    if (openWriters >= MAX_OPEN_WRITERS) {
+    // Kept from the second line of a burst on: a thread that writes one line (say, a
+    // `thread/start`) holds nothing afterwards.
+    if (!isBusy || openWriters >= openWritersCap()) {
       fs.closeSync(fd);
       return;
     }
