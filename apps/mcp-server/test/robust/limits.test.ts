@@ -87,8 +87,12 @@ describe('file descriptors', () => {
         const answer = await client.request(`c${i}`, 'tools/call', { name: 'codex', arguments: { prompt: `call ${i}` } }, 30_000);
         expect((answer.result as { structuredContent?: { content: string } }).structuredContent?.content).toBe(`ECHO: call ${i}`);
       }
+      const right = openFds();
+      // A session's rollout stays open while it writes and closes after a second without a write
+      // (docs/mcp-server.md "Limits"): nothing is pinned once the sessions are idle.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
       const after = openFds();
-      console.log(`mcp fds: ${before} after the first codex call, ${after} after 60 more`);
+      console.log(`mcp fds: ${before} after the first codex call, ${right} right after 60 more, ${after} a second and a half later`);
       expect(after - before).toBeLessThan(15);
     } finally {
       await client.kill();
