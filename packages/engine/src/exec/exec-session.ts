@@ -104,6 +104,11 @@ export class ExecSessionManager {
   private readonly pruned = new Set<Promise<void>>();
   /** Processes whose `start` is still waiting out its yield time (not in `sessions` yet). */
   private readonly starting = new Set<ExecProcess>();
+  /**
+   * Spawns in flight: their command may already run (and print) before the spawn resolves, so
+   * `killAll` waits for them and kills what they started.
+   */
+  private readonly spawning = new Set<Promise<ExecProcess>>();
   private nextSessionId = 1000;
 
   constructor(private readonly options: ExecSessionManagerOptions = {}) {}
@@ -129,8 +134,9 @@ export class ExecSessionManager {
     const startedAt = performance.now();
     if (request.signal.aborted) return abortedBeforeStart();
     let proc: ExecProcess;
+    let spawn: Promise<ExecProcess> | undefined;
     try {
-      proc = await ExecProcess.start({
+      spawn = ExecProcess.start({
         argv: request.argv,
         cwd: request.cwd,
         env: request.env,
@@ -144,10 +150,14 @@ export class ExecSessionManager {
         timeoutMs: request.timeoutMs,
         onOutput: request.onOutput,
       });
+      this.spawning.add(spawn);
+      proc = await spawn;
     } catch (error) {
       // Aborted while the sandbox was being checked: nothing was started.
       if (request.signal.aborted && error === request.signal.reason) return abortedBeforeStart();
       throw error;
+    } finally {
+      if (spawn !== undefined) this.spawning.delete(spawn);
     }
     const yieldMs = clamp(request.yieldTimeMs, MIN_YIELD_TIME_MS, MAX_YIELD_TIME_MS);
     this.starting.add(proc);
@@ -200,7 +210,13 @@ export class ExecSessionManager {
     const held = [...this.sessions.values()];
     this.sessions.clear();
     const starting = [...this.starting];
-    await Promise.all([...[...held, ...starting].map((proc) => proc.terminate('killed')), ...this.pruned]);
+    const spawned = [...this.spawning].map((spawn) =>
+      spawn.then(
+        (proc) => proc.terminate('killed'),
+        () => undefined, // it did not start: nothing to kill, and its `start` reports why
+      ),
+    );
+    await Promise.all([...[...held, ...starting].map((proc) => proc.terminate('killed')), ...spawned, ...this.pruned]);
     for (const proc of held) proc.dispose();
   }
 
