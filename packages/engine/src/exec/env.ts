@@ -149,9 +149,9 @@ export function buildChildEnv(
     }
   }
   const includeOnly = globsOf(policy).includeOnly;
+  // An inherited name that misses `include_only` was not kept above, so only `set` is filtered here.
   for (const [name, value] of Object.entries(policy.set)) {
     if (includeOnly.length === 0 || matchesAny(name, includeOnly)) env[name] = value;
-    else delete env[name];
   }
   return env;
 }
