@@ -21,11 +21,11 @@
  * are removed when it closes, and {@link cleanStaleShellSnapshots} removes the ones left by
  * processes that died (older than three days, or unfinished ones older than an hour). Threads
  * of one process that ask for the same shell, cwd, environment and sandbox within 30 seconds
- * share one capture (each still gets its own file), so many threads starting at once start one
- * login shell.
+ * share one capture (each still gets its own file, a hard link to the first one's when it can),
+ * so many threads starting at once start one login shell.
  */
-import { randomBytes, createHash } from 'node:crypto';
-import { mkdirSync, rename as renameCallback, writeFile as writeFileCallback } from 'node:fs';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { link as linkCallback, mkdirSync, rename as renameCallback, writeFile as writeFileCallback } from 'node:fs';
 import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -143,7 +143,7 @@ export class ShellSnapshots {
     const key = snapshotKey(request);
     const found = this.#entries.find((e) => e.key === key);
     if (found) return found;
-    const entry: Entry = { key, file: this.#take(request) };
+    const entry: Entry = { key, file: this.#take(request, key) };
     void entry.file.then((file) => (entry.done = { file }));
     this.#entries.push(entry);
     // The oldest snapshot's file stays until the thread closes (a running command may still read it).
@@ -151,22 +151,29 @@ export class ShellSnapshots {
     return entry;
   }
 
-  async #take(request: SnapshotRequest): Promise<string | null> {
+  async #take(request: SnapshotRequest, key: string): Promise<string | null> {
     const dir = path.join(this.options.home, SHELL_SNAPSHOT_DIR);
-    const nonce = `${Date.now()}${randomBytes(3).toString('hex')}`;
+    // Unique per file (the thread id already is per thread); not a secret.
+    const nonce = `${Date.now()}${randomUUID().slice(0, 6)}`;
     const temp = path.join(dir, `${this.options.threadId}.tmp-${nonce}`);
     const file = path.join(dir, `${this.options.threadId}.${nonce}.sh`);
     try {
-      const text = await verifiedText(request, this.options.envPolicy, dir, `${this.options.threadId}.check-${nonce}`);
+      const shared = verifiedSnapshot(request, key, this.options.envPolicy, dir, `${this.options.threadId}.check-${nonce}`);
+      const text = await shared.text;
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       this.#files.add(temp);
-      // Through the callback API: creating the file can take the kernel half a millisecond, which
-      // must not block the event loop, and fs/promises wraps each call in a FileHandle that costs
-      // the loop more than the write (200 threads starting turns at once each write one).
-      await writeFileInPool(temp, text, { mode: 0o600 });
-      await renameInPool(temp, file);
-      this.#files.delete(temp);
       this.#files.add(file);
+      // A thread that is not the first to use this text links its file to the first one's: one
+      // system call instead of creating, writing and renaming a file (200 threads starting turns
+      // at once each need one). The first thread's file may be gone by then; the thread then
+      // writes its own, which later threads link to.
+      const source = shared.firstFile === undefined ? null : await shared.firstFile;
+      if (source === null || !(await linkInPool(source, file).then(() => true, () => false))) {
+        const written = writeSnapshotFile(temp, file, text);
+        if (source !== null || shared.firstFile === undefined) shared.firstFile = written.then(() => file, () => null);
+        await written;
+      }
+      this.#files.delete(temp);
       if (this.#closed) {
         await rm(file, { force: true });
         return null;
@@ -175,6 +182,7 @@ export class ShellSnapshots {
     } catch (error) {
       await rm(temp, { force: true }).catch(() => undefined);
       this.#files.delete(temp);
+      this.#files.delete(file);
       const message = `shell snapshot of ${request.shell} in ${request.cwd} failed: ${(error as Error).message}`;
       (this.options.onFailure ?? logFailureOnce)(message);
       return null;
@@ -182,13 +190,31 @@ export class ShellSnapshots {
   }
 }
 
+/**
+ * Writes `text` as `file` through `temp` (so the file appears whole). Through the callback API:
+ * creating the file can take the kernel half a millisecond, which must not block the event loop,
+ * and fs/promises wraps each call in a FileHandle that costs the loop more than the write.
+ */
+async function writeSnapshotFile(temp: string, file: string, text: string): Promise<void> {
+  await writeFileInPool(temp, text, { mode: 0o600 });
+  await renameInPool(temp, file);
+}
+
 const writeFileInPool = promisify(writeFileCallback);
 const renameInPool = promisify(renameCallback);
+const linkInPool = promisify(linkCallback);
 
 /** How long a verified snapshot text serves other threads (a profile edit shows up after it). */
 const SHARED_SNAPSHOT_TTL_MS = 30_000;
+/** A verified snapshot text, shared by the threads of this process that ask for the same one. */
+interface SharedSnapshot {
+  takenAtMs: number;
+  text: Promise<string>;
+  /** A thread's file holding `text` (null when writing it failed); unset until a thread writes one. */
+  firstFile?: Promise<string | null>;
+}
 /** Verified snapshot texts of this process by request (shell, cwd, env, sandbox, policy). */
-const verifiedTexts = new Map<string, { takenAtMs: number; text: Promise<string> }>();
+const verifiedTexts = new Map<string, SharedSnapshot>();
 
 /**
  * The snapshot text for `request`, captured and checked (sourced once) by the first thread that
@@ -196,14 +222,14 @@ const verifiedTexts = new Map<string, { takenAtMs: number; text: Promise<string>
  * `SHARED_SNAPSHOT_TTL_MS` get the same text without starting a login shell, so 200 new threads
  * starting turns at once pay one capture, not 200. A failed capture is not kept.
  */
-function verifiedText(request: SnapshotRequest, envPolicy: ShellEnvironmentPolicy, dir: string, checkName: string): Promise<string> {
+function verifiedSnapshot(request: SnapshotRequest, requestKey: string, envPolicy: ShellEnvironmentPolicy, dir: string, checkName: string): SharedSnapshot {
   const key = createHash('sha256')
-    .update(JSON.stringify([snapshotKey(request), request.sandbox, request.hiddenPaths ?? [], envPolicy]))
+    .update(JSON.stringify([requestKey, request.sandbox, request.hiddenPaths ?? [], envPolicy]))
     .digest('hex');
   const now = Date.now();
   for (const [k, v] of verifiedTexts) if (now - v.takenAtMs > SHARED_SNAPSHOT_TTL_MS) verifiedTexts.delete(k);
   const found = verifiedTexts.get(key);
-  if (found) return found.text;
+  if (found) return found;
   const text = (async () => {
     const captured = await captureSnapshot(request, envPolicy);
     await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -216,9 +242,10 @@ function verifiedText(request: SnapshotRequest, envPolicy: ShellEnvironmentPolic
     }
     return captured;
   })();
-  verifiedTexts.set(key, { takenAtMs: now, text });
+  const shared: SharedSnapshot = { takenAtMs: now, text };
+  verifiedTexts.set(key, shared);
   text.catch(() => verifiedTexts.delete(key));
-  return text;
+  return shared;
 }
 
 /** Identifies the shell, cwd and environment a snapshot was taken for. */

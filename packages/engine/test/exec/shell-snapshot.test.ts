@@ -128,8 +128,34 @@ describe('shell snapshot', () => {
       expect(await run(wrapped[3]?.argv ?? [], env)).toBe('');
       // No check file is left behind.
       expect((await fs.readdir(path.join(home, SHELL_SNAPSHOT_DIR))).sort()).toEqual(files.map((f) => path.basename(f)).sort());
+      // The later threads' files are hard links to the first one's: one inode, private to the user.
+      const stats = await Promise.all(files.map((f) => fs.stat(f)));
+      expect(new Set(stats.map((st) => st.ino)).size).toBe(1);
+      expect(stats.map((st) => [st.nlink, st.mode & 0o777])).toEqual(Array.from({ length: 4 }, () => [4, 0o600]));
     } finally {
       await Promise.all(others.map((s) => s.close()));
+    }
+  });
+
+  it('gives a thread its own file when the first thread of a shared capture has closed, and closing one thread leaves the others theirs', async () => {
+    const env = commandEnv();
+    const request = { cwd, env, sandbox: { type: 'danger-full-access' } } as const;
+    const first = await snapshots.wrap(shellArgv('true', { shell: '/bin/bash' }), request);
+    const second = new ShellSnapshots({ home, threadId: 'thread-2', envPolicy: DEFAULT_SHELL_ENVIRONMENT_POLICY });
+    const third = new ShellSnapshots({ home, threadId: 'thread-3', envPolicy: DEFAULT_SHELL_ENVIRONMENT_POLICY });
+    try {
+      const secondFile = (await second.wrap(shellArgv('true', { shell: '/bin/bash' }), request))?.readablePaths[0] ?? '';
+      expect((await fs.stat(secondFile)).ino).toBe((await fs.stat(first?.readablePaths[0] ?? '')).ino);
+      await snapshots.close();
+      // The first file is gone: the next thread writes its own, with the same text.
+      const wrapped = await third.wrap(shellArgv('echo "$FROM_PROFILE"', { shell: '/bin/bash' }), request);
+      const thirdFile = wrapped?.readablePaths[0] ?? '';
+      expect((await fs.stat(thirdFile)).nlink).toBe(1);
+      expect(await fs.readFile(thirdFile, 'utf8')).toBe(await fs.readFile(secondFile, 'utf8'));
+      expect(await run(wrapped?.argv ?? [], env)).toBe("a value with spaces and 'quotes'\n");
+      expect((await fs.readdir(path.join(home, SHELL_SNAPSHOT_DIR))).sort()).toEqual([path.basename(secondFile), path.basename(thirdFile)].sort());
+    } finally {
+      await Promise.all([second.close(), third.close()]);
     }
   });
 
