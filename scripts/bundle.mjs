@@ -38,7 +38,7 @@ export const BUNDLES = [
     outdir: path.join(REPO_DIR, 'apps/mcp-server/bundle'),
     warm: [{ args: [], initialize: MCP_SERVER_INITIALIZE }],
   },
-  // The rest of the `deputy` command line (`exec`, `mcp`, `acp`, --help): apps/cli/dist/deputy.js
+  // The rest of the `deputy` command line (`exec`, `mcp`, `acp`, --help): apps/cli/dist/deputy.cjs
   // starts it when it is there. Its warm-up is one `deputy exec` turn with the offline demo model,
   // named explicitly so no key in the builder's environment sends it anywhere; its `ls` runs in
   // the warm-up's empty temp directory without a sandbox, so the build does not depend on bwrap.
@@ -78,6 +78,8 @@ export async function bundle({ entry, outdir, warm, name = 'server', external = 
     platform: 'node',
     target: 'node20',
     external: [...EXTERNAL, ...external],
+    // The MCP SDK's Node shims without AJV (apps/mcp-server/src/sdk-shims.ts says why).
+    alias: { '@modelcontextprotocol/server/_shims': path.join(REPO_DIR, 'apps/mcp-server/dist/sdk-shims.js') },
     // The entry is named by its content too, like the chunks: a code cache is kept per file name.
     entryNames: '[name]-[hash]',
     chunkNames: 'chunk-[hash]',

@@ -20,6 +20,7 @@ import {
   type RequestStateCodec,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/validators/cf-worker';
 import { z } from 'zod';
 import { errorResult, type McpApp, type RoundState, type ToolEntry, type ToolRequest } from './app.js';
 import type { ElicitOutcome, RequestBinding } from './turn-call.js';
@@ -44,6 +45,8 @@ export function buildServer(app: McpApp, ctx: Pick<McpRequestContext, 'era'>): S
     { name: 'deputy-mcp-server', title: 'Deputy', version: SERVER_VERSION },
     {
       capabilities: { tools: { listChanged: true } },
+      // The validator the bundles' SDK shims default to (sdk-shims.ts); never used by Deputy's own calls.
+      jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
       requestState: { verify: (state, context) => codecOf(app).verify(state, context) },
       inputRequired: { maxRounds: 64 },
     },

@@ -48,5 +48,8 @@ describe('the offline demo model', () => {
     const inputs = Object.values(modules).flat();
     expect(inputs.filter((input) => input.includes('test-support'))).toEqual([]);
     expect(inputs.some((input) => input.startsWith('packages/demo-model/'))).toBe(true);
+    // The SDK server's shims are Deputy's (src/sdk-shims.ts): its AJV validator is not bundled.
+    expect(inputs).toContain('apps/mcp-server/dist/sdk-shims.js');
+    expect(inputs.filter((input) => /@modelcontextprotocol\/server\/dist\/(ajvProvider|shimsNode)/.test(input))).toEqual([]);
   });
 });
