@@ -12,6 +12,7 @@ export default tseslint.config(
     },
   },
   { files: ['apps/*/src/**/*.ts'], rules: { 'no-console': ['error', { allow: ['error', 'warn'] }] } },
-  // CommonJS scripts (the bundles' loader) load Node's built-ins with require.
-  { files: ['**/*.cjs'], rules: { '@typescript-eslint/no-require-imports': 'off' } },
+  // CommonJS scripts (the bundles' loader, the `deputy` entry) load modules with require.
+  { files: ['**/*.cjs', '**/*.cts'], rules: { '@typescript-eslint/no-require-imports': 'off' } },
+  { files: ['apps/*/src/**/*.cts'], rules: { 'no-console': ['error', { allow: ['error', 'warn'] }] } },
 );

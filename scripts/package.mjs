@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `pnpm package`: writes dist/deputy-<version>.tgz, one npm package with the whole of Deputy:
- * the `deputy` CLI and both servers bundled by esbuild from the built `apps/cli/dist/deputy.js`
+ * the `deputy` CLI and both servers bundled by esbuild from the built `apps/cli/dist/deputy.cjs`
  * (the servers are chunks the CLI loads when `mcp-server` / `app-server` is asked for; CommonJS
  * chunks loaded with V8's code cache, as scripts/bundle.mjs builds them), the
  * native addons (`better-sqlite3`, `@lydell/node-pty`) as real dependencies at the versions the
@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { APP_SERVER_INITIALIZE, bundle, MCP_SERVER_INITIALIZE } from './bundle.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const ENTRY = path.join(REPO, 'apps/cli/dist/deputy.js');
+const ENTRY = path.join(REPO, 'apps/cli/dist/deputy.cjs');
 /** Native addons: installed by npm with the package, loaded at run time. */
 const NATIVE = ['better-sqlite3', '@lydell/node-pty', '@napi-rs/keyring'];
 

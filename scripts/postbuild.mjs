@@ -3,7 +3,7 @@
 import { chmodSync, existsSync } from 'node:fs';
 import { bundle, BUNDLES } from './bundle.mjs';
 
-for (const bin of ['apps/cli/dist/deputy.js', 'apps/mcp-server/dist/main.js', 'apps/app-server/dist/main.js']) {
+for (const bin of ['apps/cli/dist/deputy.cjs', 'apps/cli/dist/deputy.js', 'apps/mcp-server/dist/main.js', 'apps/app-server/dist/main.js']) {
   if (existsSync(bin)) chmodSync(bin, 0o755);
 }
 for (const target of BUNDLES) await bundle(target);

@@ -15,4 +15,4 @@ fi
 if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/node.h ]; then export npm_config_nodedir=/usr; fi
 pnpm install --frozen-lockfile >&2
 pnpm build >&2
-node apps/cli/dist/deputy.js exec --skip-git-repo-check --sandbox read-only "${1:-Look around this repository and tell me what it is.}"
+node apps/cli/dist/deputy.cjs exec --skip-git-repo-check --sandbox read-only "${1:-Look around this repository and tell me what it is.}"

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // MCP server benchmark: Deputy's MCP server as users run it, `deputy mcp-server` (stdio, the CLI's
-// `apps/cli/dist/deputy.js`, which hands over to the server's bundle), and, when DEPUTY_BENCH_REFERENCE
+// `apps/cli/dist/deputy.cjs`, which hands over to the server's bundle), and, when DEPUTY_BENCH_REFERENCE
 // names the native `codex` binary of @openai/codex 0.130.0 (installed in a scratch folder outside
 // the repo; else the one scripts/install-codex-tui.sh caches), the reference `codex mcp-server` — both against the same scripted model server,
 // approvals off, no sandbox. Measures process start → `initialize` response (`deputy mcp-server`,
@@ -27,7 +27,7 @@ const CALLS = numberFlag(argv, 'calls', quick ? 10 : 40);
 const WARMUP = 3;
 const log = (message) => console.error(`[bench mcp] ${message}`);
 
-const CLI_MAIN = path.join(REPO_ROOT, 'apps/cli/dist/deputy.js');
+const CLI_MAIN = path.join(REPO_ROOT, 'apps/cli/dist/deputy.cjs');
 const SERVER_MAIN = path.join(REPO_ROOT, 'apps/mcp-server/bundle/main.js');
 const TEST_SUPPORT = path.join(REPO_ROOT, 'packages/test-support/dist/index.js');
 /** `deputy mcp-server` must be at most this many times the reference's npm launcher (issue 17). */
@@ -242,7 +242,7 @@ function report(results) {
     ['codex-reply echo, p95 (ms)', num(d.reply.p95), num(r?.reply.p95), '', ratio(d.reply.p95, r?.reply.p95), ''],
   ];
   console.log(`MCP server bench (${RUNS} start-ups, ${CALLS} calls each; node ${process.version}, ${os.cpus().length} CPUs, load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')})`);
-  console.log('deputy = `node apps/cli/dist/deputy.js mcp-server` (what users run); the bundle row starts apps/mcp-server/bundle/main.js directly');
+  console.log('deputy = `node apps/cli/dist/deputy.cjs mcp-server` (what users run); the bundle row starts apps/mcp-server/bundle/main.js directly');
   console.log(table(['measure', 'deputy', 'codex (native)', 'codex (npm launcher)', 'ratio', 'target'], rows));
   if (!r) return;
   const launcherStartup = l?.startup.median ?? r.startup.median;

@@ -1,35 +1,7 @@
 #!/usr/bin/env node
 /**
- * The `deputy` binary. `deputy app-server` and `deputy mcp-server`, what hosts are configured to
- * run, start the server's bundle (`apps/<server>/bundle/main.js`, built by `pnpm build`) directly:
- * nothing of the command line (commander, the `exec` and `mcp` commands) is loaded before the
- * server answers `initialize`. Everything else starts the CLI's own bundle (`apps/cli/bundle/`,
- * program.ts and what it loads, with V8's code cache), and goes through program.ts directly when
- * the bundles are absent (a tsc-only build). Only Node built-ins are imported here.
+ * `node apps/cli/dist/deputy.js`, the entry documented before `deputy.cjs` (the `deputy` binary,
+ * see there): runs it. Kept so host configurations written with this path go on working; they
+ * start a little slower, through Node's ES module loader.
  */
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-
-const subcommand = process.argv[2];
-const exists = (relative: string) => existsSync(fileURLToPath(new URL(relative, import.meta.url)));
-const require = createRequire(import.meta.url);
-// The bundle reads its arguments from argv[2…], as its own bin does. Its `main.js` is CommonJS
-// (it loads the bundle's chunks with V8's code cache), so it is required directly rather than
-// imported through the ES module loader. Literal specifiers, so the dependency rules see every
-// import.
-if (subcommand === 'app-server' && exists('../../app-server/bundle/main.js')) {
-  process.argv.splice(2, 1);
-  require('../../app-server/bundle/main.js');
-} else if (subcommand === 'mcp-server' && exists('../../mcp-server/bundle/main.js')) {
-  process.argv.splice(2, 1);
-  require('../../mcp-server/bundle/main.js');
-} else if (exists('../bundle/main.js')) {
-  require('../bundle/main.js');
-} else {
-  // Not awaited at the top level: the npm package runs the CLI as CommonJS (scripts/package.mjs).
-  import('./program.js').catch((error: unknown) => {
-    process.stderr.write(`deputy: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exitCode = 1;
-  });
-}
+import './deputy.cjs';

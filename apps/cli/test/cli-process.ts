@@ -1,5 +1,5 @@
 /**
- * Runs the built `deputy` CLI (apps/cli/dist/deputy.js) as a real child process for the e2e
+ * Runs the built `deputy` CLI (apps/cli/dist/deputy.cjs) as a real child process for the e2e
  * tests: a clean environment (no OPENAI_API_KEY, DEPUTY_HOME set), captured stdout and stderr,
  * a bounded wait for exit, and a kill by PID when a test is done with it. Builds the CLI first
  * when it is missing or older than its sources.
@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 /** The repository root. */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** The built CLI entry point. */
-export const CLI_ENTRY = join(REPO_ROOT, 'apps/cli/dist/deputy.js');
+export const CLI_ENTRY = join(REPO_ROOT, 'apps/cli/dist/deputy.cjs');
 
 /** True when the built entry exists and the newest built file is newer than every source file. */
 function isCliBuildCurrent(): boolean {
@@ -93,7 +93,7 @@ export interface CliOptions {
   gitRepoCheck?: boolean;
 }
 
-/** Spawns `node dist/deputy.js ...args` with a clean environment. */
+/** Spawns `node dist/deputy.cjs ...args` with a clean environment. */
 export function startCli(givenArgs: string[], options: CliOptions): CliProcess {
   const args = givenArgs[0] === 'exec' && options.gitRepoCheck !== true ? ['exec', '--skip-git-repo-check', ...givenArgs.slice(1)] : givenArgs;
   const env: Record<string, string> = {};

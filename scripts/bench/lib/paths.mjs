@@ -17,7 +17,7 @@ export const DIST = {
   testSupport: 'packages/test-support/dist/index.js',
   client: 'packages/client/dist/index.js',
   appServer: 'apps/app-server/bundle/main.js',
-  cli: 'apps/cli/dist/deputy.js',
+  cli: 'apps/cli/dist/deputy.cjs',
   rolloutStore: 'packages/engine/dist/persistence/rollout-store.js',
   rolloutLine: 'packages/engine/dist/persistence/rollout-line.js',
   threadIndex: 'packages/engine/dist/persistence/thread-index.js',

@@ -18,14 +18,19 @@ function sourceFiles(dir: string): string[] {
     const path = join(dir, name);
     if (name === 'node_modules' || name === 'dist') continue;
     if (statSync(path).isDirectory()) out.push(...sourceFiles(path));
-    else if (path.endsWith('.ts')) out.push(path);
+    else if (path.endsWith('.ts') || path.endsWith('.cts')) out.push(path);
   }
   return out;
 }
 
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  const found = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'([^']+)'/g), ...text.matchAll(/import\('([^']+)'\)/g)];
+  const found = [
+    ...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'([^']+)'/g),
+    ...text.matchAll(/import\('([^']+)'\)/g),
+    // CommonJS sources (`.cts`): `import x = require('…')` and `require('…')`.
+    ...text.matchAll(/(?<![\w.$])require\('([^']+)'\)/g),
+  ];
   return found.map((m) => m[1]!);
 }
 
