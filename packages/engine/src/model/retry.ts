@@ -17,11 +17,6 @@ export const DEFAULT_RETRY_BASE_DELAY_MS = 200;
 const MAX_BACKOFF_MS = 30_000;
 /** Ceiling of a provider-requested wait (`retry-after`). */
 const MAX_RETRY_AFTER_MS = 120_000;
-/**
- * How long the end of a stream is awaited after its `completed` event (in the background: the
- * caller has its answer) before the request is aborted.
- */
-export const STREAM_END_GRACE_MS = 2_000;
 
 /** How one response is retried. */
 export interface RetryPolicy {
@@ -98,11 +93,6 @@ class IdleWatchdog {
     this.timer.refresh();
   }
 
-  /** Aborts the attempt's request now. */
-  abort(): void {
-    this.controller.abort();
-  }
-
   dispose(): void {
     clearTimeout(this.timer);
     this.parent.removeEventListener('abort', this.onParentAbort);
@@ -117,20 +107,13 @@ export async function* streamWithRetry(open: OpenAttempt, policy: RetryPolicy, s
     const watchdog = new IdleWatchdog(signal, policy.streamIdleTimeoutMs);
     let phase: 'request' | 'stream' = 'request';
     let failure: ModelApiError;
-    /** Set once the stream's remaining bytes are left to `finishStream`. */
-    let handedOff = false;
-    let batches: AsyncIterator<ModelStreamEvent[]> | null = null;
     try {
-      batches = (await open(watchdog.signal))[Symbol.asyncIterator]();
+      const batches = await open(watchdog.signal);
       phase = 'stream';
       watchdog.touch();
-      for (let next = await batches.next(); next.done !== true; next = await batches.next()) {
+      for await (const batch of batches) {
         watchdog.touch();
-        for (const event of next.value) {
-          if (event.type === 'completed') {
-            handedOff = true;
-            finishStream(batches, watchdog);
-          }
+        for (const event of batch) {
           yield event;
           if (event.type === 'completed') return;
         }
@@ -142,12 +125,7 @@ export async function* streamWithRetry(open: OpenAttempt, policy: RetryPolicy, s
       if (signal.aborted) throw new ModelAbortedError();
       failure = watchdog.isExpired ? new StreamIdleTimeoutError(policy.streamIdleTimeoutMs) : ModelApiError.fromSdkError(e);
     } finally {
-      if (!handedOff) {
-        // Left early (the consumer stopped, or a failure): close the stream, which aborts its
-        // request, as `for await` would.
-        await batches?.return?.().catch(() => undefined);
-        watchdog.dispose();
-      }
+      watchdog.dispose();
     }
     const limit = phase === 'request' ? policy.requestMaxRetries : policy.streamMaxRetries;
     if (!failure.retryable || used[phase] >= limit) throw failure;
@@ -156,26 +134,4 @@ export async function* streamWithRetry(open: OpenAttempt, policy: RetryPolicy, s
     yield { type: 'retrying', error: failure.toTurnError(), attempt: attempt + 1, delayMs };
     await abortableSleep(delayMs, signal);
   }
-}
-
-/**
- * Reads a stream to its end after its `completed` event, in the background. Stopping at
- * `completed` instead would make the SDK abort the request (its iterator aborts a stream left
- * before the end), which costs an `AbortError` and the cancellation of the body on every model
- * call, though the provider closes the stream right after that event. A provider that keeps the
- * stream open longer than {@link STREAM_END_GRACE_MS}, or a caller that aborts meanwhile, gets
- * the request aborted as before. Nothing read here matters any more: errors are dropped.
- */
-function finishStream(batches: AsyncIterator<ModelStreamEvent[]>, watchdog: IdleWatchdog): void {
-  const grace = setTimeout(() => watchdog.abort(), STREAM_END_GRACE_MS);
-  void (async () => {
-    try {
-      while ((await batches.next()).done !== true);
-    } catch {
-      // the response was complete; a failure of what followed it changes nothing
-    } finally {
-      clearTimeout(grace);
-      watchdog.dispose();
-    }
-  })();
 }
