@@ -5,7 +5,9 @@
  * for (a `codex` call's `profile`/`config` may point at another provider); the runtime of the
  * offline demo provider runs the demo model itself. It does not know about MCP requests.
  */
-import { stat } from 'node:fs/promises';
+// The callback API: `node:fs/promises` would load Node's promise file API (and readline with it)
+// before `initialize` for this one call.
+import { stat } from 'node:fs';
 import path from 'node:path';
 import type { ApprovalPort, ResolvedConfig, StartThreadOptions, Thread, ThreadManager } from '@deputy/engine';
 import type { CodexArgs } from './tools/arguments.js';
@@ -215,10 +217,6 @@ export function tomlValue(value: unknown, key: string): string {
   throw new Error(`config.${key}: null is not a valid configuration value`);
 }
 
-async function isDirectory(p: string): Promise<boolean> {
-  try {
-    return (await stat(p)).isDirectory();
-  } catch {
-    return false;
-  }
+function isDirectory(p: string): Promise<boolean> {
+  return new Promise((resolve) => stat(p, (error, stats) => resolve(error === null && stats.isDirectory())));
 }
