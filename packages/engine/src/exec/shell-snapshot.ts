@@ -160,8 +160,6 @@ export class ShellSnapshots {
     try {
       const shared = verifiedSnapshot(request, key, this.options.envPolicy, dir, `${this.options.threadId}.check-${nonce}`);
       const text = await shared.text;
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      this.#files.add(temp);
       this.#files.add(file);
       // A thread that is not the first to use this text links its file to the first one's: one
       // system call instead of creating, writing and renaming a file (200 threads starting turns
@@ -169,6 +167,8 @@ export class ShellSnapshots {
       // writes its own, which later threads link to.
       const source = shared.firstFile === undefined ? null : await shared.firstFile;
       if (source === null || !(await linkInPool(source, file).then(() => true, () => false))) {
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+        this.#files.add(temp);
         const written = writeSnapshotFile(temp, file, text);
         if (source !== null || shared.firstFile === undefined) shared.firstFile = written.then(() => file, () => null);
         await written;
