@@ -34,6 +34,12 @@ const AnyResultSchema = z.looseObject({});
 const codecs = new WeakMap<McpApp, RequestStateCodec<RoundState>>();
 
 /**
+ * The validator the bundles' SDK shims default to (sdk-shims.ts), never used by Deputy's own
+ * calls; stateless, so one serves every server instance (one per 2026-era HTTP request).
+ */
+const JSON_SCHEMA_VALIDATOR = new CfWorkerJsonSchemaValidator();
+
+/**
  * The tool definitions and handlers, imported on the first `tools/list` or `tools/call`: they
  * bring zod schemas and the turn machinery that answering `initialize` does not need.
  */
@@ -45,8 +51,7 @@ export function buildServer(app: McpApp, ctx: Pick<McpRequestContext, 'era'>): S
     { name: 'deputy-mcp-server', title: 'Deputy', version: SERVER_VERSION },
     {
       capabilities: { tools: { listChanged: true } },
-      // The validator the bundles' SDK shims default to (sdk-shims.ts); never used by Deputy's own calls.
-      jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+      jsonSchemaValidator: JSON_SCHEMA_VALIDATOR,
       requestState: { verify: (state, context) => codecOf(app).verify(state, context) },
       inputRequired: { maxRounds: 64 },
     },
