@@ -9,10 +9,13 @@
  * client request that arrives during the collection waits for it (tens of
  * milliseconds on a heap of this size), which is why it only runs when nobody is asking. The
  * decision is a pure function of the samples (`IdleGc.tick`), so it is tested without timers.
+ * Those collections leave the young generation as large as the burst made it, so it is also kept
+ * from growing past the size start-up gives it ({@link capYoungGeneration}).
  */
-import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+import { performance, PerformanceObserver, type EventLoopUtilization } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import type { Worker } from 'node:worker_threads';
 
 /** How often the loop is sampled. */
 export const IDLE_TICK_MS = 500;
@@ -87,4 +90,42 @@ export function startIdleGc(): () => void {
   }, IDLE_TICK_MS);
   timer.unref();
   return () => clearInterval(timer);
+}
+
+/**
+ * The capacity of one semi-space of the young generation past which it stops growing. Node 20
+ * lets it grow to 16 MiB under any sustained work (the young generation then holds 32 MiB, both
+ * semi-spaces), and V8 shrinks it again only in the collections its memory reducer starts some
+ * 8 s after the last full one, so after a burst the resident size stays up to 16 MiB higher
+ * for that long. Start-up alone takes it to 8 MiB.
+ */
+export const SEMI_SPACE_CAP_BYTES = 8 * 1024 * 1024;
+
+/** The capacity of the young generation's semi-space now, bytes. */
+export function semiSpaceBytes(): number {
+  const space = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
+  return space === undefined ? 0 : space.space_used_size + space.space_available_size;
+}
+
+/**
+ * Keeps the young generation's semi-space at `cap` at most. V8 reads `--max-semi-space-size`
+ * only when the process starts (the server is started by `node` with no flags), but it reads
+ * its growth factor each time it grows the young generation (doubling it by default), so once
+ * the next doubling would pass `cap` the factor becomes 1. Starting a worker thread puts V8's
+ * flags back to their defaults, so the factor is set again after each collection and when a
+ * worker comes online. Returns the stop function.
+ */
+export function capYoungGeneration(cap = SEMI_SPACE_CAP_BYTES): () => void {
+  const apply = (): void => {
+    if (2 * semiSpaceBytes() > cap) v8.setFlagsFromString('--semi-space-growth-factor=1');
+  };
+  const observer = new PerformanceObserver(apply);
+  observer.observe({ entryTypes: ['gc'] });
+  const onWorker = (worker: Worker): void => void worker.once('online', apply);
+  process.on('worker', onWorker);
+  apply();
+  return () => {
+    observer.disconnect();
+    process.off('worker', onWorker);
+  };
 }

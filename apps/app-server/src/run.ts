@@ -26,7 +26,7 @@ import {
 import { parseAppServerArgs, USAGE, UsageError, type AppServerArgs } from './cli-args.js';
 import type { TransportKind } from './connection-state.js';
 import { APP_SERVER_VERSION, deputyHomeOf } from './identity.js';
-import { startIdleGc } from './idle-gc.js';
+import { capYoungGeneration, startIdleGc } from './idle-gc.js';
 import { createLogger, parseLogLevel, type AppLogger } from './logger.js';
 import { DeputyAppServer, type DeferredConfig } from './server.js';
 
@@ -145,8 +145,10 @@ async function serve(args: AppServerArgs, options: Required<Omit<RunOptions, 'si
     sandboxHiddenPaths.push(traceFile);
   }
   const server = await DeputyAppServer.start({ config, logger, cwd: options.cwd, onEngineError, sandboxHiddenPaths, traceFile });
-  // Memory grown by a burst goes back once the server is idle (`idle-gc.ts`).
+  // Memory grown by a burst goes back once the server is idle, and the young generation stays
+  // at the size start-up gives it (`idle-gc.ts`).
   const stopIdleGc = startIdleGc();
+  const stopYoungCap = capYoungGeneration();
   const opened: Opened[] = [];
   // `on`, not `once`, and removed only after the close: a second signal during shutdown is
   // absorbed (shutdown is idempotent) instead of killing the process before the turns' ends are written.
@@ -175,6 +177,7 @@ async function serve(args: AppServerArgs, options: Required<Omit<RunOptions, 'si
       await server.close();
     } finally {
       stopIdleGc();
+      stopYoungCap();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }

@@ -4,8 +4,11 @@
  * ticks `COLLECT_TICKS`, never while busy, and the size it then settles at is the new base. The
  * collector itself is the one V8 gives `--expose-gc`, found at run time.
  */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
-import { COLLECT_TICKS, fullCollection, GROWTH_BYTES, IdleGc } from '../src/idle-gc.js';
+import { COLLECT_TICKS, fullCollection, GROWTH_BYTES, IdleGc, SEMI_SPACE_CAP_BYTES } from '../src/idle-gc.js';
 
 const MiB = 1024 * 1024;
 const busy = { utilization: 0.9 };
@@ -43,3 +46,39 @@ it('finds a full collection without --expose-gc on the command line', async () =
   collect?.();
   expect(before.deref()).toBeUndefined();
 });
+
+/** The built module, run in a child process: V8's flags are the whole process's. */
+const BUILT = fileURLToPath(new URL('../dist/idle-gc.js', import.meta.url));
+
+/**
+ * A child that (when `cap`) caps the young generation, starts a worker thread (which puts V8's
+ * flags back to their defaults) and allocates for 1.5 s while keeping the last 100,000-200,000
+ * objects alive (what makes V8 grow the young generation); prints the semi-space's capacity.
+ */
+async function semiSpaceAfterBurst(cap: boolean): Promise<number> {
+  const script = `
+    import { Worker } from 'node:worker_threads';
+    import { capYoungGeneration, semiSpaceBytes } from ${JSON.stringify(BUILT)};
+    if (${cap}) capYoungGeneration();
+    const worker = new Worker('setTimeout(() => {}, 200)', { eval: true });
+    await new Promise((resolve) => worker.once('online', resolve));
+    let keep = [];
+    const end = Date.now() + 1500;
+    const chunk = () => {
+      for (let i = 0; i < 20000; i++) keep.push({ text: 'x'.repeat(40) + i, list: [i, i + 1] });
+      if (keep.length > 200000) keep = keep.slice(100000);
+      if (Date.now() < end) setImmediate(chunk);
+      else console.log(semiSpaceBytes());
+    };
+    chunk();`;
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { timeout: 30_000 });
+  return Number(stdout.trim());
+}
+
+it('keeps the young generation at its cap after a worker starts, where it would grow past it', async () => {
+  const [capped, free] = await Promise.all([semiSpaceAfterBurst(true), semiSpaceAfterBurst(false)]);
+  expect(capped).toBeGreaterThan(0);
+  expect(capped).toBeLessThanOrEqual(SEMI_SPACE_CAP_BYTES);
+  // Without the cap the same burst takes it past the cap (Node 20: to 16 MiB).
+  expect(free).toBeGreaterThan(SEMI_SPACE_CAP_BYTES);
+}, 60_000);
