@@ -52,8 +52,9 @@ const BUILT = fileURLToPath(new URL('../dist/idle-gc.js', import.meta.url));
 
 /**
  * A child that (when `cap`) caps the young generation, starts a worker thread (which puts V8's
- * flags back to their defaults) and allocates for 1.5 s while keeping the last 100,000-200,000
- * objects alive (what makes V8 grow the young generation); prints the semi-space's capacity.
+ * flags back to their defaults) and allocates 1,200,000 objects while keeping the last
+ * 100,000-200,000 alive (what makes V8 grow the young generation), in tasks of 20,000 so that
+ * the collections' observer runs between them; prints the semi-space's capacity.
  */
 async function semiSpaceAfterBurst(cap: boolean): Promise<number> {
   const script = `
@@ -63,11 +64,11 @@ async function semiSpaceAfterBurst(cap: boolean): Promise<number> {
     const worker = new Worker('setTimeout(() => {}, 200)', { eval: true });
     await new Promise((resolve) => worker.once('online', resolve));
     let keep = [];
-    const end = Date.now() + 1500;
+    let tasks = 60;
     const chunk = () => {
       for (let i = 0; i < 20000; i++) keep.push({ text: 'x'.repeat(40) + i, list: [i, i + 1] });
       if (keep.length > 200000) keep = keep.slice(100000);
-      if (Date.now() < end) setImmediate(chunk);
+      if (--tasks > 0) setImmediate(chunk);
       else console.log(semiSpaceBytes());
     };
     chunk();`;
