@@ -169,15 +169,30 @@ async function spawnHere(file: string, args: string[], options: RawSpawnOptions)
 }
 
 /**
+ * `env` with `SHLVL` at 1 or more. A non-interactive bash whose stdin is a socket takes itself
+ * for a command started by rshd or sshd and reads `~/.bashrc` when `SHLVL` says it is a
+ * top-level shell (unset or 0, which is what a process started by `bash -c '... ; exec node …'`
+ * or by a desktop launcher passes on). Node's pipes are socket pairs, so without this every
+ * `bash -c` command ran the user's `~/.bashrc` (measured: `pyenv init` there made each command
+ * take 0.5 s and 200 at once fight over pyenv's lock), which the reference, on real pipes, does
+ * not. A terminal's shells have `SHLVL` 1 or more, so commands see what they see there.
+ */
+export function withShellLevel(env: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+  const level = Number.parseInt(env.SHLVL ?? '', 10);
+  return Number.isInteger(level) && level >= 1 ? env : { ...env, SHLVL: '1' };
+}
+
+/**
  * Spawns `argv` on pipes in a new process group, through the spawn helper when it runs (see
  * `spawn-helper.ts`), else here; rejects with ExecSpawnError when it cannot start.
  */
 export async function spawnOnPipes(options: RawSpawnOptions): Promise<RawChild> {
   const [file, ...args] = options.argv as [string, ...string[]];
-  const request = { file, args, cwd: options.cwd, env: options.env, stdin: options.stdin, onOutput: options.onOutput };
+  const env = withShellLevel(options.env);
+  const request = { file, args, cwd: options.cwd, env, stdin: options.stdin, onOutput: options.onOutput };
   const viaHelper = await spawnThroughHelper(request);
   if (viaHelper instanceof HelperSpawnFailure) throw spawnError(file, viaHelper);
-  const child = viaHelper ?? (await spawnHere(file, args, options));
+  const child = viaHelper ?? (await spawnHere(file, args, { ...options, env }));
   return {
     ...child,
     // A background grandchild can hold the pipes open forever, so the wait for them is bounded.

@@ -151,4 +151,39 @@ describe('spawn helper', () => {
       delete process.env.DEPUTY_SPAWN_HELPER;
     }
   });
+
+  it("never lets `bash -c` on our pipes read ~/.bashrc, whatever SHLVL the server was given", async () => {
+    // Node's pipes are socket pairs: a bash with a socket on stdin and SHLVL unset or 0 takes
+    // itself for a command run by sshd/rshd and reads ~/.bashrc. The reference's pipes are real pipes.
+    const home = await makeTempDir('deputy-shlvl-home-');
+    try {
+      await fs.promises.writeFile(path.join(home, '.bashrc'), 'export RC_MARK=sourced\n');
+      const script = 'printf %s "${RC_MARK:-none}"';
+      const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home };
+      // The cause, with a plain spawn on Node's pipes: bash reads the file.
+      const direct = spawn('/bin/bash', ['-c', script], { env, stdio: ['pipe', 'pipe', 'ignore'] });
+      direct.stdin.end();
+      const directOut: Buffer[] = [];
+      direct.stdout.on('data', (chunk: Buffer) => directOut.push(chunk));
+      await new Promise((resolve) => direct.once('close', resolve));
+      expect(Buffer.concat(directOut).toString()).toBe('sourced');
+      for (const helper of ['1', '0']) {
+        if (helper === '0') process.env.DEPUTY_SPAWN_HELPER = '0';
+        try {
+          for (const level of [undefined, '0', '3']) {
+            const { child, stdout } = await run(['/bin/bash', '-c', `${script}; printf " %s" "$SHLVL"`], {
+              env: level === undefined ? env : { ...env, SHLVL: level },
+            });
+            await child.ended;
+            // Not read; and a SHLVL of 1 or more is passed on as it was (bash adds one).
+            expect(stdout().toString()).toBe(`none ${level === '3' ? 4 : 2}`);
+          }
+        } finally {
+          delete process.env.DEPUTY_SPAWN_HELPER;
+        }
+      }
+    } finally {
+      await fs.promises.rm(home, { recursive: true, force: true });
+    }
+  });
 });
