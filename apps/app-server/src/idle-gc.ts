@@ -111,19 +111,24 @@ export function semiSpaceBytes(): number {
  * Keeps the young generation's semi-space at `cap` at most. V8 reads `--max-semi-space-size`
  * only when the process starts (the server is started by `node` with no flags), but it reads
  * its growth factor each time it grows the young generation (doubling it by default), so once
- * the next doubling would pass `cap` the factor becomes 1. Starting a worker thread puts V8's
- * flags back to their defaults, so the factor is set again after each collection and when a
- * worker comes online. Returns the stop function.
+ * the next doubling would pass `cap` the factor becomes 1 (checked after each collection until
+ * then, and no more after). Starting a worker thread puts V8's flags back to their defaults, so
+ * once capped the factor is set again when a worker comes online. Returns the stop function.
  */
 export function capYoungGeneration(cap = SEMI_SPACE_CAP_BYTES): () => void {
-  const apply = (): void => {
-    if (2 * semiSpaceBytes() > cap) v8.setFlagsFromString('--semi-space-growth-factor=1');
+  let capped = false;
+  const setFactor = (): void => v8.setFlagsFromString('--semi-space-growth-factor=1');
+  const check = (): void => {
+    if (capped || 2 * semiSpaceBytes() <= cap) return;
+    capped = true;
+    setFactor();
+    observer.disconnect();
   };
-  const observer = new PerformanceObserver(apply);
+  const observer = new PerformanceObserver(check);
   observer.observe({ entryTypes: ['gc'] });
-  const onWorker = (worker: Worker): void => void worker.once('online', apply);
+  const onWorker = (worker: Worker): void => void worker.once('online', () => (capped ? setFactor() : check()));
   process.on('worker', onWorker);
-  apply();
+  check();
   return () => {
     observer.disconnect();
     process.off('worker', onWorker);
