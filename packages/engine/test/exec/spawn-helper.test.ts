@@ -84,6 +84,25 @@ describe('spawn helper', () => {
     expect(stderr().toString()).toBe('oops\n');
   });
 
+  it('keeps apart a burst of commands started, fed and closed in one turn of the event loop', async () => {
+    // Requests of one turn reach the helper together, and what it reports in one turn comes back
+    // together: every command still gets its own stdin, output and exit code.
+    const count = 40;
+    const collected = await Promise.all(
+      Array.from({ length: count }, (_, i) => run(['/bin/sh', '-c', `read word; echo "out ${i} $word"; echo "err ${i}" >&2; exit ${i}`])),
+    );
+    // All of them wait on stdin, children of the one helper.
+    expect(new Set(collected.map(({ child }) => parentOf(child.pid))).size).toBe(1);
+    for (const [i, { child }] of collected.entries()) {
+      child.write(`w${i}\n`);
+      child.closeStdin();
+    }
+    const ends = await Promise.all(collected.map(({ child }) => child.ended));
+    expect(ends).toEqual(Array.from({ length: count }, (_, i) => ({ exitCode: i, signal: null })));
+    expect(collected.map(({ stdout }) => stdout().toString())).toEqual(Array.from({ length: count }, (_, i) => `out ${i} w${i}\n`));
+    expect(collected.map(({ stderr }) => stderr().toString())).toEqual(Array.from({ length: count }, (_, i) => `err ${i}\n`));
+  });
+
   it('refuses a command that cannot start with the OS error number, as a direct spawn does', async () => {
     await expect(run([path.join(cwd, 'missing-program')])).rejects.toMatchObject({ code: 'spawn_failed', errno: 2 });
   });
