@@ -7,8 +7,9 @@
 //   pnpm bench app-server list       # only these (names without .mjs)
 //   pnpm bench -- --quick            # flags after the names are passed to every script
 // Exit status: 0 when every bench ran and met its targets, 1 when one missed a target or failed.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -55,6 +56,25 @@ function runBench(name) {
   });
 }
 
+/**
+ * What the figures depend on, printed first: the cores, the load, and how long a login shell takes
+ * here (the shell rows and the scale bench start hundreds of shells). Warns when either is off.
+ */
+function preflight() {
+  const cores = os.cpus().length;
+  const [load] = os.loadavg();
+  const started = performance.now();
+  const shell = spawnSync('bash', ['-lc', 'true'], { stdio: 'ignore', timeout: 30_000 });
+  const shellMs = performance.now() - started;
+  const shellText = shell.error?.code === 'ENOENT' ? 'no bash' : shell.error ? `\`bash -lc true\` failed (${shell.error.message})` : `\`bash -lc true\` ${shellMs.toFixed(0)} ms`;
+  console.log(`machine: ${cores} cores, load average ${load.toFixed(2)}, Node ${process.version}, ${shellText}`);
+  if (shell.error?.code !== 'ENOENT' && (shell.error || shellMs > 1_000)) {
+    console.warn('pnpm bench: warning: a login shell takes over a second here (a stale pyenv lock? see docs/performance.md); the shell rows will measure that');
+  }
+  if (load > cores) console.warn(`pnpm bench: warning: the load average (${load.toFixed(2)}) is above the core count (${cores}); timings will measure the other work too`);
+}
+
+preflight();
 const results = [];
 for (const name of selected) {
   console.log(`\n=== bench: ${name} ===\n`);
