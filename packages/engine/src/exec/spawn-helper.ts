@@ -22,9 +22,10 @@
  * Two things keep each start cheap on a busy machine (docs/performance.md "Starting commands").
  * The helper runs with `--single-threaded` (V8 then gives its worker threads nothing to do): each
  * fork cost it about a fifth less CPU, measured, most likely because its memory is then in use on
- * one CPU only and write-protecting it for the fork flushes no other CPU's TLB. And messages are batched both ways: what one side has to say in one
- * turn of its event loop leaves as one `{ t: 'batch', m: [...] }` message (a burst of starts
- * costs the helper one read; a short command's start, output, ends and exit come back as one).
+ * one CPU only and write-protecting it for the fork flushes no other CPU's TLB. And messages are
+ * batched both ways: what one side has to say in one turn of its event loop leaves as one
+ * `{ t: 'batch', m: [...] }` message (a burst of starts costs the helper one read; a short
+ * command's start, output, ends and exit come back as one).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { z } from 'zod';
