@@ -2,12 +2,13 @@
  * Builds the openai SDK client for a provider connection. The SDK does the HTTP and SSE work;
  * Deputy owns retries (so `maxRetries: 0`), headers and query parameters come only from the
  * provider (the SDK's own `OPENAI_*` environment defaults are switched off), a provider
- * without a key sends no `Authorization` header, and a request that meets a keep-alive connection
- * the server closed as it was reused is sent again on another one (stale-connection.ts).
+ * without a key sends no `Authorization` header, and requests go out through `modelFetch`
+ * (model-fetch.ts: node:http under the SDK, and a request that meets a keep-alive connection the
+ * server closed as it was reused is sent again on another one).
  */
 import OpenAI from 'openai';
 import type { ProviderConnection } from './provider.js';
-import { fetchWithStaleConnectionRetry } from './stale-connection.js';
+import { modelFetch } from './model-fetch.js';
 
 /** Placeholder for the SDK's required `apiKey` when the provider has none (its header is removed). */
 const NO_KEY_PLACEHOLDER = 'deputy-no-api-key';
@@ -26,7 +27,7 @@ export function createOpenAiSdk(provider: ProviderConnection): OpenAI {
     defaultHeaders: { ...dropAuth, ...provider.httpHeaders },
     defaultQuery: provider.queryParams,
     maxRetries: 0,
-    fetch: fetchWithStaleConnectionRetry,
+    fetch: modelFetch,
     // The SDK's timeout only covers the wait for response headers; the idle watchdog in
     // retry.ts covers the stream itself.
     timeout: Math.max(1, provider.streamIdleTimeoutMs),
