@@ -112,7 +112,7 @@ async function send(agents: Agents, firstUrl: URL, init: RequestInit): Promise<R
   headers['accept-encoding'] ??= ACCEPT_ENCODING;
   if (init.body instanceof URLSearchParams) headers['content-type'] ??= 'application/x-www-form-urlencoded;charset=UTF-8';
   for (let redirects = 0; ; redirects += 1) {
-    const res = await sendWithStaleRetry(agents, url, method, headers, body, signal);
+    const res = await sendWithStaleRetry(agents, { url, method, headers, body, signal });
     const location = res.headers.location;
     const status = res.statusCode ?? 0;
     if (![301, 302, 303, 307, 308].includes(status) || location === undefined || init.redirect === 'manual') return toResponse(res, url, signal, redirects > 0);
@@ -131,18 +131,21 @@ async function send(agents: Agents, firstUrl: URL, init: RequestInit): Promise<R
   }
 }
 
+/** One request as it goes out (after redirects so far). */
+interface Outgoing {
+  url: URL;
+  method: string;
+  headers: Record<string, string>;
+  body: Buffer | null;
+  signal: AbortSignal | undefined;
+}
+
 /** One request; sent again on a new connection when a reused one turns out to be closed. */
-async function sendWithStaleRetry(
-  agents: Agents,
-  url: URL,
-  method: string,
-  headers: Record<string, string>,
-  body: Buffer | null,
-  signal: AbortSignal | undefined,
-): Promise<IncomingMessage> {
+async function sendWithStaleRetry(agents: Agents, request: Outgoing): Promise<IncomingMessage> {
+  const { signal } = request;
   for (let sent = 1; ; sent += 1) {
     try {
-      return await sendOnce(agents, url, method, headers, body, signal);
+      return await sendOnce(agents, request);
     } catch (error) {
       const failure = error as { reused?: boolean };
       if (failure.reused !== true || signal?.aborted === true || sent >= MAX_SENDS) throw error;
@@ -158,14 +161,7 @@ function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
 }
 
-function sendOnce(
-  agents: Agents,
-  url: URL,
-  method: string,
-  headers: Record<string, string>,
-  body: Buffer | null,
-  signal: AbortSignal | undefined,
-): Promise<IncomingMessage> {
+function sendOnce(agents: Agents, { url, method, headers, body, signal }: Outgoing): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(abortReason(signal));
     const outgoing = body === null ? headers : { ...headers, 'content-length': String(body.length) };
