@@ -12,11 +12,12 @@
 // loaded from the app's own node_modules, which is why each app lists them as dependencies.
 //   node scripts/bundle.mjs          (run by `pnpm build`)
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, transform } from 'esbuild';
+import { NATIVE_SPAWN_ADDON } from './build-native.mjs';
 
 const REPO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -120,6 +121,8 @@ export async function bundle({ entry, outdir, warm, name = 'server', external = 
   if (!loader.includes(ENTRY_LINE)) throw new Error(`bundle: ${LOADER} has no line ${ENTRY_LINE}`);
   writeFileSync(path.join(outdir, 'main.js'), loader.replace(ENTRY_LINE, `const ENTRY = './${entryName}';`));
   chmodSync(path.join(outdir, 'main.js'), 0o755);
+  // The spawn helper's addon, when it was built, sits beside the chunks that look for it.
+  if (existsSync(NATIVE_SPAWN_ADDON)) copyFileSync(NATIVE_SPAWN_ADDON, path.join(outdir, 'vfork-spawn.node'));
   for (const run of warm) await warmCodeCache({ outdir, ...run });
 }
 

@@ -132,6 +132,8 @@ describe('the npm package', () => {
     expect(list.filter((f) => f.startsWith('package/lib/code-cache/') && f.endsWith('.cache')).length).toBeGreaterThan(0);
     expect(list).toContain('package/README.md');
     expect(list).toContain('package/LICENSE');
+    // The spawn helper's addon rides along when the build made one (Linux with a C compiler).
+    if (existsSync(join(REPO_ROOT, 'packages/engine/dist/native/vfork-spawn.node'))) expect(list).toContain('package/lib/vfork-spawn.node');
     expect(list.filter((f) => /test|fixture/i.test(f))).toEqual([]);
     const manifest = JSON.parse(execFileSync('tar', ['xzf', tarball, '-O', 'package/package.json'], { encoding: 'utf8' })) as Record<string, unknown>;
     expect(manifest).toMatchObject({ name: 'deputy', bin: { deputy: 'lib/main.js' }, engines: { node: '>=20.3' }, license: 'SEE LICENSE IN LICENSE' });

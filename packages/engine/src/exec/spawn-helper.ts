@@ -19,7 +19,17 @@
  * (logged once); when it dies, the groups of the commands it was watching are killed, since their
  * exit could no longer be observed. `DEPUTY_SPAWN_HELPER=0` turns it off.
  *
- * Two things keep each start cheap on a busy machine (docs/performance.md "Starting commands").
+ * Where it can, the helper starts commands with `vfork` + `exec` (what `posix_spawn` does:
+ * nothing of the helper is copied) through a small Node-API addon, `vfork-spawn.node`, that the
+ * build compiles from packages/engine/native/vfork-spawn.c. The command is set up as
+ * `child_process.spawn` sets up a detached child with piped stdio, and more strictly: its own
+ * session, every signal at its default and none blocked, no descriptor but its three, the
+ * command's own `PATH` searched as `execvp` searches it; the helper reaps it on `SIGCHLD`. Without
+ * the addon (not Linux, no compiler at build time, a libc it does not load on,
+ * `DEPUTY_VFORK_SPAWN=0`) the helper forks as before. On this VM a fork was most of a short
+ * command's cost (docs/performance.md "Starting commands without a fork").
+ *
+ * Two more things keep each start cheap on a busy machine (docs/performance.md "Starting commands").
  * The helper runs with `--single-threaded` (V8 then gives its worker threads nothing to do): each
  * fork cost it about a fifth less CPU, measured, most likely because its memory is then in use on
  * one CPU only and write-protecting it for the fork flushes no other CPU's TLB. And messages are
@@ -28,8 +38,27 @@
  * command's start, output, ends and exit come back as one).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { signalProcessGroup } from './process-group.js';
+
+/** How a helper starts commands: `vfork` through the addon, or `child_process.spawn` (a fork). */
+export type HelperSpawner = 'vfork' | 'fork';
+
+/**
+ * Where the addon `vfork-spawn.node` is (scripts/build-native.mjs builds it): beside a bundle's
+ * chunks, in the engine's `dist/native/`, or, running from source (tests), the built one. Null
+ * off Linux, when it was not built, or with `DEPUTY_VFORK_SPAWN=0`.
+ */
+function vforkSpawnAddon(): string | null {
+  if (process.platform !== 'linux' || process.env.DEPUTY_VFORK_SPAWN === '0') return null;
+  for (const relative of ['vfork-spawn.node', '../native/vfork-spawn.node', '../../dist/native/vfork-spawn.node']) {
+    const file = fileURLToPath(new URL(relative, import.meta.url));
+    if (existsSync(file)) return file;
+  }
+  return null;
+}
 
 /** How long the helper stays after its last command ended. */
 export const HELPER_IDLE_MS = 3_000;
@@ -81,8 +110,79 @@ export class HelperSpawnFailure extends Error {
 // The helper's program (CommonJS, run with `node -e`).
 const HELPER_PROGRAM = `'use strict';
 const { spawn } = require('node:child_process');
+const { EventEmitter } = require('node:events');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
 process.title = 'deputy-spawn-helper';
 const children = new Map();
+// vfork + exec through the addon (argv[1]) when it loads; child_process.spawn (a fork) otherwise.
+const addon = (() => {
+  if (!process.argv[1]) return null;
+  try {
+    const holder = { exports: {} };
+    process.dlopen(holder, process.argv[1]);
+    return typeof holder.exports.spawn === 'function' && typeof holder.exports.reap === 'function' ? holder.exports : null;
+  } catch {
+    return null;
+  }
+})();
+const signalNames = new Map(Object.entries(os.constants.signals).map(([name, number]) => [number, name]));
+const spawned = new Map();
+if (addon) {
+  process.on('SIGCHLD', () => {
+    for (const [pid, code, signal] of addon.reap([...spawned.keys()])) {
+      const child = spawned.get(pid);
+      spawned.delete(pid);
+      child.emit('exit', code, signal ? (signalNames.get(signal) || null) : null);
+      child.ended();
+    }
+  });
+}
+// Where execvp would find file: itself when it names a path, else the first regular file of that
+// name on the command's own PATH (libuv's default path when it has none).
+function* candidates(file, env) {
+  if (file.includes('/')) { yield file; return; }
+  const dirs = (typeof env.PATH === 'string' ? env.PATH : '/usr/bin:/bin').split(':');
+  for (const dir of dirs) {
+    const full = (dir === '' ? '.' : dir) + '/' + file;
+    const stat = fs.statSync(full, { throwIfNoEntry: false });
+    if (stat && stat.isFile()) yield full;
+  }
+}
+// A command started through the addon, with what start() uses of a ChildProcess.
+function spawnFast(file, args, options) {
+  const envp = Object.entries(options.env).map(([name, value]) => name + '=' + value);
+  let started = null;
+  let failure = null;
+  for (const path of candidates(file, options.env)) {
+    try {
+      started = addon.spawn(path, [file, ...args], envp, options.cwd, options.stdio[0] === 'pipe');
+      break;
+    } catch (error) {
+      failure = error;
+      if (error.errno !== -13) break; // EACCES: execvp goes on to the next directory
+    }
+  }
+  if (started === null) {
+    const errno = failure ? failure.errno : -2;
+    const code = require('node:util').getSystemErrorName(errno);
+    throw Object.assign(new Error('spawn ' + file + ' ' + code), { errno, code, syscall: 'spawn ' + file, path: file });
+  }
+  const [pid, stdinFd, stdoutFd, stderrFd] = started;
+  const child = new EventEmitter();
+  child.pid = pid;
+  child.stdin = stdinFd >= 0 ? new net.Socket({ fd: stdinFd, readable: false, writable: true }) : null;
+  child.stdout = new net.Socket({ fd: stdoutFd, readable: true, writable: false });
+  child.stderr = new net.Socket({ fd: stderrFd, readable: true, writable: false });
+  // 'close' once the command exited and both its outputs closed, as child_process says it.
+  let open = 3;
+  child.ended = () => { if (--open === 0) child.emit('close'); };
+  child.stdout.once('close', child.ended);
+  child.stderr.once('close', child.ended);
+  spawned.set(pid, child);
+  return child;
+}
 // Messages of one turn of the event loop leave together, as one batch (see the module comment).
 let outbox = [];
 let acks = [];
@@ -107,7 +207,8 @@ const failure = (id, error) => ({ t: 'fail', id, message: String(error && error.
 function start(m) {
   let child;
   try {
-    child = spawn(m.file, m.args, { cwd: m.cwd, env: m.env, detached: true, stdio: [m.stdin, 'pipe', 'pipe'] });
+    const options = { cwd: m.cwd, env: m.env, detached: true, stdio: [m.stdin, 'pipe', 'pipe'] };
+    child = addon ? spawnFast(m.file, m.args, options) : spawn(m.file, m.args, options);
   } catch (error) {
     send(failure(m.id, error));
     return;
@@ -155,12 +256,12 @@ function receive(m) {
 }
 process.on('message', receive);
 process.on('disconnect', () => process.exit(0));
-send({ t: 'ready' });
+send({ t: 'ready', spawner: addon ? 'vfork' : 'fork' });
 `;
 
 const streamName = z.enum(['stdout', 'stderr']);
 const helperMessage = z.discriminatedUnion('t', [
-  z.object({ t: z.literal('ready') }),
+  z.object({ t: z.literal('ready'), spawner: z.enum(['vfork', 'fork']).optional() }),
   z.object({ t: z.literal('fail'), id: z.number(), message: z.string(), errno: z.number().nullable() }),
   z.object({ t: z.literal('started'), id: z.number(), pid: z.number() }),
   z.object({ t: z.literal('out'), id: z.number(), s: streamName, d: z.instanceof(Uint8Array) }),
@@ -203,6 +304,8 @@ class SpawnHelper {
   #process: ChildProcess | null = null;
   /** Helpers that said they are ready, and helpers sent away when idle. */
   readonly #ready = new WeakSet<ChildProcess>();
+  /** How each ready helper starts commands. */
+  readonly #spawners = new WeakMap<ChildProcess, HelperSpawner>();
   readonly #retired = new WeakSet<ChildProcess>();
   #idleTimer: NodeJS.Timeout | undefined;
   #isDisabled = false;
@@ -211,6 +314,26 @@ class SpawnHelper {
   /** Messages for each helper, sent together at the end of this turn of the event loop. */
   readonly #outboxes = new Map<ChildProcess, Array<Record<string, unknown>>>();
   readonly #warn = loggedOnce();
+
+  /** How the running helper starts commands, once it said it is ready; else null. */
+  get spawner(): HelperSpawner | null {
+    return this.#process === null ? null : (this.#spawners.get(this.#process) ?? null);
+  }
+
+  /**
+   * Sends the running helper away now if it has no command, as the idle timer would; the next
+   * command starts a new one (which reads `DEPUTY_VFORK_SPAWN` again). False when it has commands.
+   */
+  retire(): boolean {
+    const helper = this.#process;
+    if (helper === null) return true;
+    for (const entry of this.#entries.values()) if (entry.helper === helper) return false;
+    clearTimeout(this.#idleTimer);
+    this.#process = null;
+    this.#retired.add(helper);
+    helper.disconnect();
+    return true;
+  }
 
   /** Starts the helper if it is not running, so the next command does not wait for it. */
   warm(): void {
@@ -299,7 +422,11 @@ class SpawnHelper {
     let helper: ChildProcess;
     try {
       // An empty environment and no Node options: the user's NODE_OPTIONS are for the server.
-      helper = spawn(process.execPath, ['--single-threaded', '-e', HELPER_PROGRAM], { env: {}, stdio: ['ignore', 'ignore', 'inherit', 'ipc'], serialization: 'advanced' });
+      helper = spawn(process.execPath, ['--single-threaded', '-e', HELPER_PROGRAM, vforkSpawnAddon() ?? ''], {
+        env: {},
+        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+        serialization: 'advanced',
+      });
     } catch (error) {
       this.#disable(`the spawn helper could not start (${(error as Error).message})`);
       return null;
@@ -330,6 +457,7 @@ class SpawnHelper {
     const message = parsed.data;
     if (message.t === 'ready') {
       this.#ready.add(helper);
+      this.#spawners.set(helper, message.spawner ?? 'fork');
       return;
     }
     const entry = this.#entries.get(message.id);
@@ -383,11 +511,7 @@ class SpawnHelper {
     (helper.channel as { unref?: () => void } | null | undefined)?.unref?.();
     clearTimeout(this.#idleTimer);
     this.#idleTimer = setTimeout(() => {
-      if (this.#process !== helper) return;
-      for (const entry of this.#entries.values()) if (entry.helper === helper) return;
-      this.#process = null;
-      this.#retired.add(helper);
-      helper.disconnect();
+      if (this.#process === helper) this.retire();
     }, HELPER_IDLE_MS);
     this.#idleTimer.unref();
   }
@@ -428,6 +552,16 @@ function helper(): SpawnHelper | null {
  */
 export function spawnThroughHelper(request: HelperSpawnRequest): Promise<HelperChild | HelperSpawnFailure | null> {
   return helper()?.spawn(request) ?? Promise.resolve(null);
+}
+
+/** Sends this process's helper away if it is idle (see `SpawnHelper.retire`). */
+export function retireSpawnHelper(): boolean {
+  return shared?.retire() ?? true;
+}
+
+/** How this process's helper starts commands (null while none is running and ready). */
+export function helperSpawner(): HelperSpawner | null {
+  return shared?.spawner ?? null;
 }
 
 /** Starts the helper ahead of the first command (a turn that may run commands is starting). */

@@ -2,7 +2,9 @@
  * The spawn helper (docs/performance.md "Starting commands"): piped commands start in a small
  * helper process, their output, exit and stdin cross its IPC channel, and nothing of the
  * command's behaviour changes. Asserted on the host: who the command's parent is, which
- * processes exist, what bytes arrive.
+ * processes exist, what bytes arrive. Every case runs twice: with the helper starting commands
+ * through `vfork` (the addon `pnpm build` compiles; required here on Linux when a C
+ * compiler is on PATH) and with `DEPUTY_VFORK_SPAWN=0` (a fork, as without the addon).
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -12,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spawnOnPipes, type RawChild, type RawSpawnOptions } from '../../src/exec/process.js';
 import { signalProcessGroup } from '../../src/exec/process-group.js';
+import { helperSpawner, retireSpawnHelper, type HelperSpawner } from '../../src/exec/spawn-helper.js';
 import { exists, killGroup, makeTempDir, testEnv, waitFor } from './helpers.js';
 
 let cwd: string;
@@ -70,7 +73,75 @@ function commandLineOf(pid: number): string {
   return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
 }
 
-describe('spawn helper', () => {
+/** The addon as the build leaves it (the tests run from source and find it there). */
+const ADDON = fileURLToPath(new URL('../../dist/native/vfork-spawn.node', import.meta.url));
+const hasCompiler = (process.env.PATH ?? '').split(':').some((dir) => dir !== '' && fs.existsSync(path.join(dir, process.env.CC || 'cc')));
+
+/** The status line of /proc/PID/status named `field` (e.g. SigIgn), trimmed. */
+function statusField(pid: number, field: string): string {
+  const line = fs.readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
+  return (line ?? '').slice(field.length + 1).trim();
+}
+
+describe.each<HelperSpawner>(['vfork', 'fork'])('spawn helper (%s)', (spawner) => {
+  beforeAll(async () => {
+    // A new helper for this mode: the running one (if any) is idle between files and cases.
+    expect(retireSpawnHelper()).toBe(true);
+    if (spawner === 'fork') process.env.DEPUTY_VFORK_SPAWN = '0';
+    else delete process.env.DEPUTY_VFORK_SPAWN;
+  });
+
+  afterAll(() => {
+    delete process.env.DEPUTY_VFORK_SPAWN;
+    retireSpawnHelper();
+  });
+
+  it.runIf(process.platform === 'linux' && (spawner === 'fork' || hasCompiler))(`starts commands with ${spawner}`, async () => {
+    if (spawner === 'vfork') expect(fs.existsSync(ADDON), `${ADDON} was not built (pnpm build compiles it)`).toBe(true);
+    const { child } = await run(['/bin/sh', '-c', 'exit 0']);
+    await child.ended;
+    expect(helperSpawner()).toBe(spawner);
+  });
+
+  it('gives the command default signal dispositions, nothing blocked, /dev/null for an ignored stdin, and a session of its own', async () => {
+    const { child } = await run(['/bin/sleep', '60'], { stdin: 'ignore' });
+    await waitFor(() => commandLineOf(child.pid).startsWith('/bin/sleep'));
+    // The helper (Node) ignores SIGPIPE and more; the command must not inherit that.
+    expect(statusField(child.pid, 'SigIgn')).toBe('0000000000000000');
+    expect(statusField(child.pid, 'SigBlk')).toBe('0000000000000000');
+    // With vfork, no descriptor but its three (a fork passes on whatever the server inherited
+    // without close-on-exec, as Node's own spawn does).
+    if (spawner === 'vfork') expect(fs.readdirSync(`/proc/${child.pid}/fd`).sort()).toEqual(['0', '1', '2']);
+    expect(fs.readlinkSync(`/proc/${child.pid}/fd/0`)).toBe('/dev/null');
+    // Its own session and group.
+    const raw = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+    const stat = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
+    expect([Number(stat[2]), Number(stat[3])]).toEqual([child.pid, child.pid]);
+    signalProcessGroup(child.pid, 'SIGKILL');
+    expect(await child.exited).toEqual({ exitCode: null, signal: 'SIGKILL' });
+  });
+
+  it("finds a bare command name on the command's own PATH, as execvp does, skipping a file it may not run", async () => {
+    const first = await makeTempDir('deputy-path-a-');
+    const second = await makeTempDir('deputy-path-b-');
+    try {
+      // Not executable in the first directory (EACCES: execvp goes on), executable in the second.
+      await fs.promises.writeFile(path.join(first, 'deputy-probe'), '#!/bin/sh\necho wrong\n', { mode: 0o644 });
+      await fs.promises.writeFile(path.join(second, 'deputy-probe'), '#!/bin/sh\necho "found $0"\n', { mode: 0o755 });
+      const env = { ...testEnv(), PATH: `${first}:${second}:/usr/bin:/bin` };
+      const { child, stdout } = await run(['deputy-probe'], { env });
+      expect(await child.ended).toEqual({ exitCode: 0, signal: null });
+      expect(stdout().toString()).toBe(`found ${path.join(second, 'deputy-probe')}\n`);
+      // Not on that PATH at all: refused as a direct spawn refuses it.
+      await expect(run(['deputy-probe'], { env: { ...testEnv(), PATH: '/usr/bin:/bin' } })).rejects.toMatchObject({ code: 'spawn_failed', errno: 2 });
+      // A working directory that does not exist: refused too.
+      await expect(run(['/bin/true'], { cwd: path.join(cwd, 'no-such-dir') })).rejects.toMatchObject({ code: 'spawn_failed', errno: 2 });
+    } finally {
+      await fs.promises.rm(first, { recursive: true, force: true });
+      await fs.promises.rm(second, { recursive: true, force: true });
+    }
+  });
+
   it('starts the command in the helper, in a group of its own, with stdout, stderr, stdin and the exit code intact', async () => {
     const { child, stdout, stderr } = await run(['/bin/sh', '-c', 'echo "pg:$(ps -o pgid= -p $$ | tr -d " ")"; cat; echo oops >&2; exit 7']);
     const parent = parentOf(child.pid);
