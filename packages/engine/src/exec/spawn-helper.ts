@@ -150,6 +150,8 @@ function* candidates(file, env) {
     if (stat && stat.isFile()) yield full;
   }
 }
+const hasNul = (m, options) => [m.file, options.cwd, ...m.args, ...Object.entries(options.env).flat()]
+  .some((text) => typeof text === 'string' && text.includes(String.fromCharCode(0)));
 // A command started through the addon, with what start() uses of a ChildProcess.
 function spawnFast(file, args, options) {
   const envp = Object.entries(options.env).map(([name, value]) => name + '=' + value);
@@ -208,7 +210,8 @@ function start(m) {
   let child;
   try {
     const options = { cwd: m.cwd, env: m.env, detached: true, stdio: [m.stdin, 'pipe', 'pipe'] };
-    child = addon ? spawnFast(m.file, m.args, options) : spawn(m.file, m.args, options);
+    // A NUL in any string cannot reach execve whole: Node's spawn refuses it with its own error.
+    child = addon && !hasNul(m, options) ? spawnFast(m.file, m.args, options) : spawn(m.file, m.args, options);
   } catch (error) {
     send(failure(m.id, error));
     return;

@@ -178,6 +178,15 @@ describe.each<HelperSpawner>(['vfork', 'fork'])('spawn helper (%s)', (spawner) =
     await expect(run([path.join(cwd, 'missing-program')])).rejects.toMatchObject({ code: 'spawn_failed', errno: 2 });
   });
 
+  it('refuses a NUL in an argument, the cwd or the environment with Node\'s error, never running a cut string', async () => {
+    const nulIn = [
+      run(['/bin/echo', 'a\u0000b']),
+      run(['/bin/echo', 'a'], { cwd: `${cwd}\u0000x` }),
+      run(['/bin/echo', 'a'], { env: { PATH: '/usr/bin:/bin', MARK: 'a\u0000b' } }),
+    ];
+    for (const attempt of nulIn) await expect(attempt).rejects.toMatchObject({ code: 'spawn_failed', message: expect.stringMatching(/null bytes/) });
+  });
+
   it('delivers a large output whole and in order', async () => {
     const { child, stdout } = await run(['/bin/sh', '-c', 'head -c 5000000 /dev/urandom | tee out.bin | cat']);
     await child.ended;
