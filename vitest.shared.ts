@@ -16,6 +16,7 @@ export const workspaceAlias: Record<string, string> = {
   '@deputy/rpc/core': `${root}packages/rpc/src/core.ts`,
   '@deputy/protocol': `${root}packages/protocol/src/index.ts`,
   '@deputy/engine/facts': `${root}packages/engine/src/facts.ts`,
+  '@deputy/engine/native-addon': `${root}packages/engine/src/util/native-addon.ts`,
   '@deputy/engine': `${root}packages/engine/src/index.ts`,
   '@deputy/test-support': `${root}packages/test-support/src/index.ts`,
   '@deputy/demo-model': `${root}packages/demo-model/src/index.ts`,

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, transform } from 'esbuild';
-import { NATIVE_SPAWN_ADDON } from './build-native.mjs';
+import { NATIVE_ADDONS } from './build-native.mjs';
 
 const REPO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -121,8 +121,8 @@ export async function bundle({ entry, outdir, warm, name = 'server', external = 
   if (!loader.includes(ENTRY_LINE)) throw new Error(`bundle: ${LOADER} has no line ${ENTRY_LINE}`);
   writeFileSync(path.join(outdir, 'main.js'), loader.replace(ENTRY_LINE, `const ENTRY = './${entryName}';`));
   chmodSync(path.join(outdir, 'main.js'), 0o755);
-  // The spawn helper's addon, when it was built, sits beside the chunks that look for it.
-  if (existsSync(NATIVE_SPAWN_ADDON)) copyFileSync(NATIVE_SPAWN_ADDON, path.join(outdir, 'vfork-spawn.node'));
+  // The native addons that were built sit beside the chunks that look for them.
+  for (const addon of NATIVE_ADDONS) if (existsSync(addon)) copyFileSync(addon, path.join(outdir, path.basename(addon)));
   for (const run of warm) await warmCodeCache({ outdir, ...run });
 }
 

@@ -132,8 +132,10 @@ describe('the npm package', () => {
     expect(list.filter((f) => f.startsWith('package/lib/code-cache/') && f.endsWith('.cache')).length).toBeGreaterThan(0);
     expect(list).toContain('package/README.md');
     expect(list).toContain('package/LICENSE');
-    // The spawn helper's addon rides along when the build made one (Linux with a C compiler).
-    if (existsSync(join(REPO_ROOT, 'packages/engine/dist/native/vfork-spawn.node'))) expect(list).toContain('package/lib/vfork-spawn.node');
+    // The engine's addons ride along when the build made them (Linux with a C compiler).
+    for (const addon of ['vfork-spawn.node', 'malloc-trim.node']) {
+      if (existsSync(join(REPO_ROOT, 'packages/engine/dist/native', addon))) expect(list).toContain(`package/lib/${addon}`);
+    }
     expect(list.filter((f) => /test|fixture/i.test(f))).toEqual([]);
     const manifest = JSON.parse(execFileSync('tar', ['xzf', tarball, '-O', 'package/package.json'], { encoding: 'utf8' })) as Record<string, unknown>;
     expect(manifest).toMatchObject({ name: 'deputy', bin: { deputy: 'lib/main.js' }, engines: { node: '>=20.3' }, license: 'SEE LICENSE IN LICENSE' });

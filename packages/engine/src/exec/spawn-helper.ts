@@ -38,26 +38,19 @@
  * command's start, output, ends and exit come back as one).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { nativeAddonPath } from '../util/native-addon.js';
 import { signalProcessGroup } from './process-group.js';
 
 /** How a helper starts commands: `vfork` through the addon, or `child_process.spawn` (a fork). */
 export type HelperSpawner = 'vfork' | 'fork';
 
 /**
- * Where the addon `vfork-spawn.node` is (scripts/build-native.mjs builds it): beside a bundle's
- * chunks, in the engine's `dist/native/`, or, running from source (tests), the built one. Null
- * off Linux, when it was not built, or with `DEPUTY_VFORK_SPAWN=0`.
+ * Where the addon `vfork-spawn.node` is (scripts/build-native.mjs builds it; `nativeAddonPath`).
+ * Null off Linux, when it was not built, or with `DEPUTY_VFORK_SPAWN=0`.
  */
 function vforkSpawnAddon(): string | null {
-  if (process.platform !== 'linux' || process.env.DEPUTY_VFORK_SPAWN === '0') return null;
-  for (const relative of ['vfork-spawn.node', '../native/vfork-spawn.node', '../../dist/native/vfork-spawn.node']) {
-    const file = fileURLToPath(new URL(relative, import.meta.url));
-    if (existsSync(file)) return file;
-  }
-  return null;
+  return process.env.DEPUTY_VFORK_SPAWN === '0' ? null : nativeAddonPath('vfork-spawn.node');
 }
 
 /** How long the helper stays after its last command ended. */
