@@ -20,7 +20,6 @@ import { performance, PerformanceObserver, type EventLoopUtilization } from 'nod
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { Worker } from 'node:worker_threads';
-import { mallocTrim } from '@deputy/engine/native-addon';
 
 /** How often the loop is sampled. */
 export const IDLE_TICK_MS = 500;
@@ -82,13 +81,22 @@ export function fullCollection(): (() => void) | null {
   }
 }
 
-/** Starts sampling (an unref'd timer); returns the stop function. The collector is found on first use. */
+/** Starts sampling (an unref'd timer); returns the stop function. The collector and the trim are found on first use. */
 export function startIdleGc(): () => void {
   let collect: (() => void) | null | undefined;
+  // The trim's module loads with the first collection (nothing of it is needed to start).
+  let trim: (() => boolean) | null | undefined;
   const gc = new IdleGc(() => {
     collect = collect === undefined ? fullCollection() : collect;
     collect?.();
-    mallocTrim()?.();
+    if (trim !== undefined) trim?.();
+    else {
+      trim = null;
+      import('@deputy/engine/native-addon').then(
+        ({ mallocTrim }) => (trim = mallocTrim())?.(),
+        () => undefined,
+      );
+    }
   });
   let last: EventLoopUtilization = performance.eventLoopUtilization();
   const timer = setInterval(() => {
