@@ -53,8 +53,9 @@ const BUILT = fileURLToPath(new URL('../dist/idle-gc.js', import.meta.url));
 /**
  * A child that (when `cap`) caps the young generation, allocates 600,000 objects, starts a worker
  * thread (which puts V8's flags back to their defaults) and allocates 1,200,000 more, keeping the
- * last 100,000-200,000 alive (what makes V8 grow the young generation), in tasks of 20,000 so that
- * the collections' observer runs between them; prints the semi-space's capacity.
+ * last 100,000-200,000 alive (what makes V8 grow the young generation), in tasks of 5,000 (under a
+ * MiB), so that the collections' observer, which runs a task or two after a collection, sees each
+ * growth before the next one; prints the semi-space's capacity.
  */
 async function semiSpaceAfterBurst(cap: boolean): Promise<number> {
   const script = `
@@ -64,17 +65,17 @@ async function semiSpaceAfterBurst(cap: boolean): Promise<number> {
     let keep = [];
     const burst = (tasks) => new Promise((resolve) => {
       const chunk = () => {
-        for (let i = 0; i < 20000; i++) keep.push({ text: 'x'.repeat(40) + i, list: [i, i + 1] });
+        for (let i = 0; i < 5000; i++) keep.push({ text: 'x'.repeat(40) + i, list: [i, i + 1] });
         if (keep.length > 200000) keep = keep.slice(100000);
         if (--tasks > 0) setImmediate(chunk);
         else resolve();
       };
       chunk();
     });
-    await burst(30);
+    await burst(120);
     const worker = new Worker('setTimeout(() => {}, 200)', { eval: true });
     await new Promise((resolve) => worker.once('online', resolve));
-    await burst(60);
+    await burst(240);
     console.log(semiSpaceBytes());`;
   const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { timeout: 30_000 });
   return Number(stdout.trim());
