@@ -81,23 +81,36 @@ export function fullCollection(): (() => void) | null {
   }
 }
 
-/** Starts sampling (an unref'd timer); returns the stop function. The collector and the trim are found on first use. */
-export function startIdleGc(): () => void {
+/** The C heap's trim (`mallocTrim`), its module loaded now; null without the addon. */
+export async function loadMallocTrim(): Promise<(() => boolean) | null> {
+  const { mallocTrim } = await import('@deputy/engine/native-addon');
+  return mallocTrim();
+}
+
+/**
+ * What an idle collection runs: a full collection, then the trim of the C heap that it freed.
+ * Both are found on first use, the trim's module with the first collection (nothing of it is
+ * needed to start); one that cannot be found is skipped from then on. The returned promise
+ * settles once the trim ran.
+ */
+export function collectThenTrim(
+  findCollect: () => (() => void) | null = fullCollection,
+  loadTrim: () => Promise<(() => boolean) | null> = loadMallocTrim,
+): () => Promise<void> {
   let collect: (() => void) | null | undefined;
-  // The trim's module loads with the first collection (nothing of it is needed to start).
-  let trim: (() => boolean) | null | undefined;
-  const gc = new IdleGc(() => {
-    collect = collect === undefined ? fullCollection() : collect;
+  let trim: Promise<(() => boolean) | null> | undefined;
+  return async () => {
+    collect = collect === undefined ? findCollect() : collect;
     collect?.();
-    if (trim !== undefined) trim?.();
-    else {
-      trim = null;
-      import('@deputy/engine/native-addon').then(
-        ({ mallocTrim }) => (trim = mallocTrim())?.(),
-        () => undefined,
-      );
-    }
-  });
+    trim ??= loadTrim().catch(() => null);
+    (await trim)?.();
+  };
+}
+
+/** Starts sampling (an unref'd timer); returns the stop function. */
+export function startIdleGc(): () => void {
+  const run = collectThenTrim();
+  const gc = new IdleGc(() => void run());
   let last: EventLoopUtilization = performance.eventLoopUtilization();
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();

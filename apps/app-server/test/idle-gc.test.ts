@@ -2,13 +2,16 @@
  * The idle collection (`idle-gc.ts`, docs/app-server.md "Limits"): once the loop has been idle
  * after the resident size grew by `GROWTH_BYTES` over the idle base, it collects at the idle
  * ticks `COLLECT_TICKS`, never while busy, and the size it then settles at is the new base. The
- * collector itself is the one V8 gives `--expose-gc`, found at run time.
+ * collector itself is the one V8 gives `--expose-gc`, found at run time, and each collection is
+ * followed by the C heap's trim (its effect on the host is measured in the engine's
+ * native-addon test).
  */
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
-import { COLLECT_TICKS, fullCollection, GROWTH_BYTES, IdleGc, SEMI_SPACE_CAP_BYTES } from '../src/idle-gc.js';
+import { collectThenTrim, COLLECT_TICKS, fullCollection, GROWTH_BYTES, IdleGc, loadMallocTrim, SEMI_SPACE_CAP_BYTES } from '../src/idle-gc.js';
 
 const MiB = 1024 * 1024;
 const busy = { utilization: 0.9 };
@@ -45,6 +48,44 @@ it('finds a full collection without --expose-gc on the command line', async () =
   await new Promise((resolve) => setImmediate(resolve));
   collect?.();
   expect(before.deref()).toBeUndefined();
+});
+
+it('trims the C heap after each collection, loading the trim once, and collects without it', async () => {
+  const calls: string[] = [];
+  let loads = 0;
+  const run = collectThenTrim(
+    () => () => void calls.push('collect'),
+    async () => {
+      loads++;
+      return () => (calls.push('trim'), true);
+    },
+  );
+  await run();
+  await run();
+  expect(calls).toEqual(['collect', 'trim', 'collect', 'trim']);
+  expect(loads).toBe(1);
+  // No addon (or one that does not load): the collections still run, and the load is not retried.
+  for (const loadTrim of [async () => null, () => Promise.reject(new Error('wrong ELF class'))]) {
+    calls.length = 0;
+    loads = 0;
+    const without = collectThenTrim(
+      () => () => void calls.push('collect'),
+      () => (loads++, loadTrim()),
+    );
+    await without();
+    await without();
+    expect(calls).toEqual(['collect', 'collect']);
+    expect(loads).toBe(1);
+  }
+});
+
+const hasCompiler = (process.env.PATH ?? '').split(':').some((dir) => dir !== '' && fs.existsSync(`${dir}/${process.env.CC || 'cc'}`));
+const glibc = process.platform === 'linux' && typeof (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime === 'string';
+
+it.runIf(glibc && hasCompiler)('finds the C heap trim of the built addon', async () => {
+  const trim = await loadMallocTrim();
+  expect(trim).toBeTypeOf('function');
+  expect(typeof trim?.()).toBe('boolean');
 });
 
 /** The built module, run in a child process: V8's flags are the whole process's. */
