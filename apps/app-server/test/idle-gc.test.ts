@@ -7,9 +7,9 @@
  * native-addon test).
  */
 import { execFile } from 'node:child_process';
-import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { hasCCompiler, isGlibc } from '@deputy/test-support';
 import { expect, it } from 'vitest';
 import { collectThenTrim, COLLECT_TICKS, fullCollection, GROWTH_BYTES, IdleGc, loadMallocTrim, SEMI_SPACE_CAP_BYTES } from '../src/idle-gc.js';
 
@@ -79,10 +79,7 @@ it('trims the C heap after each collection, loading the trim once, and collects 
   }
 });
 
-const hasCompiler = (process.env.PATH ?? '').split(':').some((dir) => dir !== '' && fs.existsSync(`${dir}/${process.env.CC || 'cc'}`));
-const glibc = process.platform === 'linux' && typeof (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime === 'string';
-
-it.runIf(glibc && hasCompiler)('finds the C heap trim of the built addon', async () => {
+it.runIf(isGlibc && hasCCompiler)('finds the C heap trim of the built addon', async () => {
   const trim = await loadMallocTrim();
   expect(trim).toBeTypeOf('function');
   expect(typeof trim?.()).toBe('boolean');

@@ -2,7 +2,7 @@
  * @deputy/test-support: what tests share. The per-test scripted model server (Responses and Chat
  * Completions streams, faults, request recording) and the demo script come from
  * `@deputy/demo-model`, the runtime package the engine's offline provider runs on; this package
- * adds temp homes, config fixtures and the one bounded `waitFor`. Tests and benches only: no
+ * adds temp homes, config fixtures, the one bounded `waitFor` and when the native addons must be there. Tests and benches only: no
  * shipped code imports it.
  */
 export {
@@ -45,4 +45,5 @@ export {
 export { makeTempHome, type TempHome } from './temp-home.js';
 export { commentedConfigToml, mockProviderConfigToml, type MockProviderConfigOptions } from './config-fixtures.js';
 export { waitFor } from './wait-for.js';
+export { hasCCompiler, isGlibc } from './native.js';
 export { HOSTILE_METHODS, hostileFrame, seededRandom, type HostileCarrier, type HostileFrame } from './hostile.js';

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { hasCCompiler } from '@deputy/test-support';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spawnOnPipes, type RawChild, type RawSpawnOptions } from '../../src/exec/process.js';
 import { signalProcessGroup } from '../../src/exec/process-group.js';
@@ -75,7 +76,6 @@ function commandLineOf(pid: number): string {
 
 /** The addon as the build leaves it (the tests run from source and find it there). */
 const ADDON = fileURLToPath(new URL('../../dist/native/vfork-spawn.node', import.meta.url));
-const hasCompiler = (process.env.PATH ?? '').split(':').some((dir) => dir !== '' && fs.existsSync(path.join(dir, process.env.CC || 'cc')));
 
 /**
  * True once `pid` waits in nanosleep(2) or clock_nanosleep(2): by its kernel wait channel, or
@@ -112,7 +112,7 @@ describe.each<HelperSpawner>(['vfork', 'fork'])('spawn helper (%s)', (spawner) =
     retireSpawnHelper();
   });
 
-  it.runIf(process.platform === 'linux' && (spawner === 'fork' || hasCompiler))(`starts commands with ${spawner}`, async () => {
+  it.runIf(process.platform === 'linux' && (spawner === 'fork' || hasCCompiler))(`starts commands with ${spawner}`, async () => {
     if (spawner === 'vfork') expect(fs.existsSync(ADDON), `${ADDON} was not built (pnpm build compiles it)`).toBe(true);
     const { child } = await run(['/bin/sh', '-c', 'exit 0']);
     await child.ended;

@@ -9,12 +9,11 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { hasCCompiler, isGlibc } from '@deputy/test-support';
 import { describe, expect, it } from 'vitest';
 
 const BUILT = fileURLToPath(new URL('../../dist/util/native-addon.js', import.meta.url));
 const ADDON = fileURLToPath(new URL('../../dist/native/malloc-trim.node', import.meta.url));
-const hasCompiler = (process.env.PATH ?? '').split(':').some((dir) => dir !== '' && fs.existsSync(`${dir}/${process.env.CC || 'cc'}`));
-const glibc = process.platform === 'linux' && typeof (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime === 'string';
 
 const CHILD = `
 const fs = require('node:fs');
@@ -39,8 +38,8 @@ import(process.argv[1]).then(({ mallocTrim }) => {
 });
 `;
 
-describe.runIf(glibc)('mallocTrim', () => {
-  it.runIf(hasCompiler)('gives the pages of freed C memory back, wherever they lie in the heap', async () => {
+describe.runIf(isGlibc)('mallocTrim', () => {
+  it.runIf(hasCCompiler)('gives the pages of freed C memory back, wherever they lie in the heap', async () => {
     expect(fs.existsSync(ADDON), `${ADDON} was not built (pnpm build compiles it)`).toBe(true);
     const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', '-e', CHILD, BUILT], { timeout: 30_000 });
     const r = JSON.parse(stdout) as { loaded: boolean; released: boolean; filled: number; freed: number; trimmed: number; kept: number };
