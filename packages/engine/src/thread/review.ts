@@ -137,7 +137,7 @@ function withDiff(intro: string, command: string, diff: string): string {
 async function workingTreeDiff(cwd: string, options: ReviewGitOptions): Promise<string> {
   const diffArgs = [...REVIEW_DIFF_OPTIONS, '--ignore-submodules=dirty'];
   const hasHead = await git(cwd, ['rev-parse', '--verify', '--quiet', 'HEAD'], options).then(() => true, () => false);
-  let diff = hasHead
+  const diff = hasHead
     ? await git(cwd, ['diff', ...diffArgs, 'HEAD'], options)
     : (await git(cwd, ['diff', ...diffArgs, '--cached'], options)) + (await git(cwd, ['diff', ...diffArgs], options));
   const untracked = (await git(cwd, ['ls-files', '--others', '--exclude-standard', '-z'], options)).split('\0').filter((f) => f !== '');
