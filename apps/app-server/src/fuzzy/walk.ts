@@ -8,7 +8,8 @@
  * (its objects and hooks drowned real matches). Symlink loops and unreadable directories are
  * skipped. The walk stops when its signal aborts or after `limit` entries. It only reads.
  */
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, readdir, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { compileIgnore, matchIgnore, type IgnoreRules } from './gitignore.js';
 
@@ -44,12 +45,26 @@ interface DirNode {
 
 const GIT_DIR = '.git';
 
-/** The compiled rules of an ignore file; null when it cannot be read. */
+/** Most bytes of one ignore file read; a longer one is skipped. */
+const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
+
+/**
+ * The compiled rules of an ignore file; null when it cannot be read. The workspace decides what
+ * sits at these names (a command may leave a FIFO as `.gitignore` or `.git/info/exclude`), so
+ * the file is opened without blocking and read only when it is a regular file of bounded size:
+ * a FIFO must not hold one of the process's file-system threads forever.
+ */
 async function readRules(path: string): Promise<IgnoreRules | null> {
+  let file: FileHandle | undefined;
   try {
-    return compileIgnore(await readFile(path, 'utf8'));
+    file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const info = await file.stat();
+    if (!info.isFile() || info.size > MAX_IGNORE_FILE_BYTES) return null;
+    return compileIgnore(await file.readFile('utf8'));
   } catch {
     return null;
+  } finally {
+    await file?.close().catch(() => undefined);
   }
 }
 

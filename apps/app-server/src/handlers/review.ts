@@ -31,7 +31,8 @@ export function reviewHandlers(app: AppContext): Handlers {
     'review/start': async (params, ctx) => {
       const parent = requireLoaded(app, params.threadId);
       refuseWhileRunning(parent);
-      const request = await resolveReviewRequest(params.target, parent.settings.cwd);
+      // Its git runs in a read-only sandbox with the server's secrets hidden, and stops when the request is cancelled.
+      const request = await resolveReviewRequest(params.target, parent.settings.cwd, { hiddenPaths: app.runtime.sandboxHiddenPaths, signal: ctx.signal });
       if (params.delivery !== 'detached') {
         // Re-checked: a turn may have started while git ran.
         refuseWhileRunning(parent);

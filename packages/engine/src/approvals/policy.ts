@@ -14,7 +14,9 @@
  * | 2 | a rule says `forbidden`                                 | reject                             |
  * | 3 | a rule says `allow` (every command of the script)       | run, not sandboxed                 |
  * | 4 | a rule says `prompt`                                    | never: reject; else ask            |
- * | 5 | untrusted and the command is known safe                 | run sandboxed                      |
+ * | 5 | untrusted and the command is known safe                 | run sandboxed; with git: run in a  |
+ * |   |                                                         | read-only sandbox, and under       |
+ * |   |                                                         | danger-full-access ask             |
  * | 6 | the command looks dangerous (`rm -rf`, `git reset`, …)  | never: reject; else ask            |
  * | 7 | never, on-failure                                       | run sandboxed                      |
  * | 8 | untrusted                                               | ask                                |
@@ -23,6 +25,14 @@
  * |11 | on-request                                              | run sandboxed                      |
  *
  * Every "ask" becomes "run" when the same command was approved for the session.
+ *
+ * Row 5 and git: git runs programs that the configuration of the repository it finds names
+ * (`core.fsmonitor`, hooks, filter and textconv drivers, gpg), and the repository is chosen by
+ * the working directory, which workspace content decides (a plain-file git dir with a
+ * `core.worktree`, a planted `sub/.git`). No option turns every one of them off (filters are
+ * named by `.gitattributes`), so a safe git that runs without asking runs in a read-only
+ * sandbox with the network off, where such a program can change nothing; where there is no
+ * sandbox (danger-full-access) it is asked about like any other command.
  */
 import type { ApprovalPolicy, SandboxPolicy } from '@deputy/protocol';
 import { commandMightBeDangerous, isKnownSafeCommand } from './safe-commands.js';
@@ -47,9 +57,20 @@ export interface ExecDecisionInput {
   ruleDecision?: RuleDecision | null;
 }
 
+/**
+ * Where a safe-list command with git runs instead of the turn's sandbox: nothing writable, no
+ * network (row 5).
+ */
+export const SAFE_GIT_SANDBOX: SandboxPolicy = { type: 'read-only', networkAccess: false };
+
+/** What a command may do unless the user was asked: git's configured programs included. */
+const GIT_NEEDS_SANDBOX_REASON =
+  'git runs programs that the repository configuration names (fsmonitor, filters, textconv), and nothing confines them under danger-full-access';
+
 /** The outcome for a command. */
 export type ExecDecision =
-  | { kind: 'run'; sandboxed: boolean }
+  /** `sandbox`: the policy to confine it with instead of the turn's (a safe git, row 5). */
+  | { kind: 'run'; sandboxed: boolean; sandbox?: SandboxPolicy }
   | { kind: 'ask'; reason: string; sandboxedAfterApproval: boolean }
   | { kind: 'reject'; reason: string };
 
@@ -76,7 +97,10 @@ export function decideExec(input: ExecDecisionInput): ExecDecision {
     if (policy === 'never') return { kind: 'reject', reason: 'an exec policy rule requires approval, but the approval policy is never' };
     return ask('an exec policy rule requires approval for this command');
   }
-  if (policy === 'untrusted' && isKnownSafeCommand(input.argv)) return { kind: 'run', sandboxed: hasSandbox };
+  // Row 5: known safe; with git only where it cannot change anything.
+  const isSafe = policy === 'untrusted' && isKnownSafeCommand(input.argv);
+  if (isSafe && isKnownSafeCommand(input.argv, { allowGit: false })) return { kind: 'run', sandboxed: hasSandbox };
+  if (isSafe && hasSandbox) return { kind: 'run', sandboxed: true, sandbox: SAFE_GIT_SANDBOX };
   if (commandMightBeDangerous(input.argv)) {
     if (policy === 'never') return { kind: 'reject', reason: 'the command looks destructive and the approval policy is never, so it was not run' };
     return ask('the command looks destructive');
@@ -86,7 +110,7 @@ export function decideExec(input: ExecDecisionInput): ExecDecision {
     case 'on-failure':
       return { kind: 'run', sandboxed: hasSandbox };
     case 'untrusted':
-      return ask('the command is not known to be read-only');
+      return ask(isSafe ? GIT_NEEDS_SANDBOX_REASON : 'the command is not known to be read-only');
     case 'on-request':
       if (!hasSandbox) return { kind: 'run', sandboxed: false };
       if (escalated) return ask('the command asks to run outside the sandbox');

@@ -38,17 +38,27 @@ const FIND_WITH_VALUE = new Set([
   '-regextype', '-printf', '-files0-from',
 ]);
 
+/** How strict a safe-list check is. */
+export interface SafeListOptions {
+  /**
+   * Count read-only git as safe (default true). Git runs programs the configuration of the
+   * repository it finds names (fsmonitor, filters, textconv), so `false` is for callers that
+   * would run the command where nothing confines those programs.
+   */
+  allowGit?: boolean;
+}
+
 /**
  * True when `argv` only reads: a known read-only tool with allowed options, or a
  * `bash -lc` / `zsh -lc` / `sh -c` script (the shell trusted like any executable) made only of
  * such commands joined by `&&`, `||`, `;` or `|`.
  */
-export function isKnownSafeCommand(argv: readonly string[]): boolean {
-  if (isSafeToExec(argv)) return true;
+export function isKnownSafeCommand(argv: readonly string[], options: SafeListOptions = {}): boolean {
+  if (isSafeToExec(argv, options)) return true;
   const script = shellWrapperScript(argv);
   if (script === null || !isTrustedExecutable(argv[0] as string)) return false;
   const commands = parsePlainShellWords(script);
-  return commands !== null && commands.length > 0 && commands.every(isSafeShellCommand);
+  return commands !== null && commands.length > 0 && commands.every((c) => isSafeShellCommand(c, options));
 }
 
 /**
@@ -66,23 +76,23 @@ export function commandMightBeDangerous(argv: readonly string[]): boolean {
  * any words, options included: it is accepted only as an argument of a command none of whose
  * options has an effect (`GLOB_TOLERANT_COMMANDS`), never among a wrapper's words.
  */
-export function isSafeShellCommand(words: readonly ShellWord[]): boolean {
+export function isSafeShellCommand(words: readonly ShellWord[], options: SafeListOptions = {}): boolean {
   const argv = words.map((w) => w.text);
   const command = unwrapHarmlessWrappers(argv);
   if (command === null) return false;
   const start = argv.length - command.length;
   const isTolerant = GLOB_TOLERANT_COMMANDS.has(executableName(command[0] as string));
   if (words.some((w, i) => w.expandsAtStart && !(isTolerant && i > start))) return false;
-  return isSafeUnwrapped(command);
+  return isSafeUnwrapped(command, options);
 }
 
-function isSafeToExec(argv: readonly string[]): boolean {
+function isSafeToExec(argv: readonly string[], options: SafeListOptions): boolean {
   const command = unwrapHarmlessWrappers(argv);
-  return command !== null && isSafeUnwrapped(command);
+  return command !== null && isSafeUnwrapped(command, options);
 }
 
 /** The safe-list check of a command with its wrappers already removed. */
-function isSafeUnwrapped(command: readonly string[]): boolean {
+function isSafeUnwrapped(command: readonly string[], options: SafeListOptions): boolean {
   const name = executableName(command[0] as string);
   const args = command.slice(1);
   if (PRINT_ONLY_COMMANDS.has(name)) return true;
@@ -101,7 +111,7 @@ function isSafeUnwrapped(command: readonly string[]): boolean {
     case 'sed':
       return args.length <= 3 && args[0] === '-n' && isSedPrintRange(args[1]);
     case 'git':
-      return isReadOnlyGit(args);
+      return options.allowGit !== false && isReadOnlyGit(args);
     default:
       return false;
   }

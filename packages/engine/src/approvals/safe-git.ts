@@ -1,9 +1,14 @@
 /**
  * Read-only git for the `untrusted` safe list: `status`, `log`, `diff`, `show` and listing
  * `branch`, each with an allow-list of options (git accepts unambiguous abbreviations of long
- * options, so a deny-list of `--output`, `--ext-diff`, `--textconv`, … cannot hold). Global
- * options that load other configuration or programs (`-c`, `--config-env`, `--exec-path`,
- * `-p`/`--paginate`) are not listed. Pure; it never runs git.
+ * options, so a deny-list of `--output`, `--ext-diff`, `--textconv`, … cannot hold). No global
+ * option that chooses a repository, a work tree, a configuration, an exec path or a pager is
+ * listed (`-C`, `--git-dir`, `--work-tree`, `--bare`, `--namespace`, `-c`, `--config-env`,
+ * `--exec-path`, `-p`/`--paginate`, `--super-prefix`, `--list-cmds`): a repository can ship a
+ * plain-file git directory whose config names programs (`core.fsmonitor`, filters, textconv)
+ * and git runs them. Even without such an option git finds the repository (and its config) from
+ * the working directory, which workspace content can decide, so the policy never runs a safe git
+ * where those programs could change anything (see `policy.ts`, row 5). Pure; it never runs git.
  */
 
 /** One subcommand's options: exact flags, options with an optional attached value, options with a value. */
@@ -19,8 +24,8 @@ interface GitOptions {
   positionals: boolean;
 }
 
-const GLOBAL_FLAGS = new Set(['--no-pager', '--no-replace-objects', '--literal-pathspecs', '--glob-pathspecs', '--noglob-pathspecs', '--icase-pathspecs', '--no-optional-locks', '--bare']);
-const GLOBAL_VALUED = new Set(['-C', '--git-dir', '--work-tree', '--namespace']);
+/** Global options that only change how paths and objects are read; none takes a value. */
+const GLOBAL_FLAGS = new Set(['--no-pager', '--no-replace-objects', '--literal-pathspecs', '--glob-pathspecs', '--noglob-pathspecs', '--icase-pathspecs', '--no-optional-locks']);
 
 const DIFF_FLAGS = [
   '-p', '-u', '-s', '--patch', '--no-patch', '--raw', '--patch-with-raw', '--patch-with-stat', '--compact-summary', '--numstat',
@@ -109,13 +114,7 @@ export function isReadOnlyGit(args: readonly string[]): boolean {
 function findGitSubcommand(args: readonly string[]): { name: string; index: number } | null {
   for (let i = 0; i < args.length; i++) {
     const a = args[i] as string;
-    const eq = a.indexOf('=');
-    const name = a.startsWith('--') && eq > 0 ? a.slice(0, eq) : a;
     if (GLOBAL_FLAGS.has(a)) continue;
-    if (GLOBAL_VALUED.has(name)) {
-      if (name === a) i++;
-      continue;
-    }
     if (a.startsWith('-')) return null;
     return { name: a, index: i };
   }

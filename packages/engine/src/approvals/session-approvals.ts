@@ -9,6 +9,13 @@ import { commandsForRules, isBannedPrefix, isPrefixOf } from './rules.js';
 import { isKnownSafeCommand, isSafeShellCommand } from './safe-commands.js';
 import { parsePlainShellWords, shellWrapperScript, type ShellWord } from './shell-words.js';
 
+/**
+ * The safe-list check for the commands a prefix does not cover: git does not count, because an
+ * approved command runs in the turn's sandbox (or none), where the programs a repository's git
+ * config names could change things.
+ */
+const STRICT = { allowGit: false } as const;
+
 /** Options for `approveCommand`. */
 export interface ApproveCommandOptions {
   /** The prefix the model proposed with the call (`prefix_rule`); ignored when banned or not covering the command. */
@@ -32,8 +39,8 @@ export class SessionApprovals {
 
   /**
    * True when this exact command was approved, or every command of it (the plain commands of a
-   * shell script) is either known safe or starts with an approved prefix, at least one of them
-   * through a prefix.
+   * shell script) is either known safe (git excepted) or starts with an approved prefix, at least
+   * one of them through a prefix.
    */
   isCommandApproved(argv: readonly string[]): boolean {
     if (this.commands.has(commandKey(argv))) return true;
@@ -47,13 +54,13 @@ export class SessionApprovals {
     if (words !== null && words.length > 0) {
       for (const command of words) {
         if (this.prefixes.some((p) => isPrefixOf(p, command.map((w) => w.text)))) viaPrefix = true;
-        else if (!isSafeShellCommand(command)) return false;
+        else if (!isSafeShellCommand(command, STRICT)) return false;
       }
       return viaPrefix;
     }
     for (const command of commandsForRules(argv)) {
       if (this.prefixes.some((p) => isPrefixOf(p, command))) viaPrefix = true;
-      else if (!isKnownSafeCommand(command)) return false;
+      else if (!isKnownSafeCommand(command, STRICT)) return false;
     }
     return viaPrefix;
   }

@@ -2,7 +2,11 @@
  * Project trust (`[projects."<path>"] trust_level = "trusted" | "untrusted"`), looked up the way
  * the reference does: the cwd itself, else the root of the git repository around it (a worktree
  * inherits the trust of its main repository). Reads only `.git` markers on disk, synchronously,
- * and never writes; front doors record trust decisions.
+ * and never writes; front doors record trust decisions. A `.git` file is workspace content (a
+ * sandboxed command may write one in any folder it can write), so a worktree inherits trust only
+ * when the main repository links back to it, as git itself checks: a planted `gitdir:` line
+ * naming a trusted repository's `.git/worktrees/<name>` gains nothing, and a planted `.git`
+ * below an untrusted folder leaves it untrusted.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,7 +24,21 @@ export function findProjectTrust(projects: Record<string, { trust_level?: Projec
   const exact = byPath.get(path.resolve(cwd));
   if (exact !== undefined) return exact;
   const root = gitRootForTrust(cwd);
-  return root === null ? null : (byPath.get(root) ?? null);
+  const decided = root === null ? undefined : byPath.get(root);
+  if (decided !== undefined) return decided;
+  // An untrusted folder stays untrusted below: a `.git` a command plants in a subfolder makes that
+  // subfolder a repository root of its own, which must not lift the decision.
+  return nearestDecisionAbove(byPath, cwd) === 'untrusted' ? 'untrusted' : null;
+}
+
+/** The decision recorded for the nearest ancestor of `cwd` (not `cwd` itself) that has one. */
+function nearestDecisionAbove(byPath: ReadonlyMap<string, ProjectTrust>, cwd: string): ProjectTrust | undefined {
+  for (let dir = path.resolve(cwd); path.dirname(dir) !== dir; ) {
+    dir = path.dirname(dir);
+    const decision = byPath.get(dir);
+    if (decision !== undefined) return decision;
+  }
+  return undefined;
 }
 
 /**
@@ -58,5 +76,30 @@ function mainRepoOfWorktree(gitFile: string): string | null {
   const gitdir = path.resolve(path.dirname(gitFile), (match[1] as string).trim());
   const marker = `${path.sep}.git${path.sep}worktrees${path.sep}`;
   const at = gitdir.lastIndexOf(marker);
-  return at > 0 ? gitdir.slice(0, at) : null;
+  return at > 0 && linksBackTo(gitdir, gitFile) ? gitdir.slice(0, at) : null;
+}
+
+/** Most bytes read of a worktree's back link. */
+const MAX_LINK_BYTES = 4096;
+
+/**
+ * True when `<gitdir>/gitdir` (written by `git worktree add` in the main repository) names
+ * `gitFile`. Opened without following a symlink and without blocking (a FIFO planted there
+ * cannot hang the lookup), and read only when it is a regular file.
+ */
+function linksBackTo(gitdir: string, gitFile: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(path.join(gitdir, 'gitdir'), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    if (!fs.fstatSync(fd).isFile()) return false;
+    const buffer = Buffer.alloc(MAX_LINK_BYTES);
+    const length = fs.readSync(fd, buffer, 0, MAX_LINK_BYTES, 0);
+    const target = buffer.subarray(0, length).toString('utf8').trim();
+    // git writes the real path; the cwd may have been reached through a symlink.
+    return target !== '' && fs.realpathSync(path.resolve(gitdir, target)) === fs.realpathSync(gitFile);
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
 }

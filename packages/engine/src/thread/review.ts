@@ -2,7 +2,9 @@
  * Code review turns (the Codex TUI's `/review`; reference: codex-rs/core/src/tasks/review.rs and
  * review_prompts.rs). A review target becomes a reviewer prompt: the working tree's changes, the
  * changes since the merge base with a branch, one commit's changes (each with its git diff read
- * in the thread's cwd, so the model sees the code at once) or free-form instructions.
+ * in the thread's cwd, so the model sees the code at once) or free-form instructions. That git
+ * runs only inside a read-only sandbox (review-git.ts): the cwd's `.git` may have been planted by
+ * a sandboxed command.
  *
  * The review runs as a turn of its own kind, in a conversation apart from the thread's history:
  * reviewer instructions replace the base instructions, the environment context is sent without
@@ -13,7 +15,6 @@
  * followed by an agent message carrying the same text; the thread's history records the review
  * request and result, so later turns can act on the findings. Review turns take no steer input.
  */
-import { execFile } from 'node:child_process';
 import { v4 as uuidv4 } from 'uuid';
 import { z } from 'zod';
 import type { ThreadItem } from '@deputy/protocol';
@@ -21,10 +22,12 @@ import { InvalidInputError } from '../errors.js';
 import type { ResponseItem } from '../model/types.js';
 import { initialContextItems } from './context.js';
 import { buildRequest, messageText, showReasoning, streamStep, type StepView } from './model-step.js';
+import { REVIEW_DIFF_OPTIONS, REVIEW_GIT_GLOBALS, runSandboxedGit, type ReviewGitOptions } from './review-git.js';
 import { closeOpenItems, runTool, toolOutputItem } from './tool-step.js';
 import type { ReviewRequest, ToolCall, TurnScope } from './turn-scope.js';
 
 export type { ReviewRequest } from './turn-scope.js';
+export type { ReviewGitOptions } from './review-git.js';
 
 /** What to review. */
 export type ReviewTarget =
@@ -35,9 +38,6 @@ export type ReviewTarget =
 
 /** Longest diff (in characters) put into a review prompt; longer ones are cut with a note. */
 export const MAX_REVIEW_DIFF_CHARS = 200_000;
-
-/** Longest a git command run to build a review prompt may take. */
-const GIT_TIMEOUT_MS = 30_000;
 
 /** The exitedReviewMode text of a review that was interrupted before it answered. */
 export const REVIEW_INTERRUPTED_TEXT = 'The review was interrupted before it finished. Start it again and let it complete to see its findings.';
@@ -95,20 +95,30 @@ export const ReviewOutputSchema = z.object({
 });
 export type ReviewOutput = z.infer<typeof ReviewOutputSchema>;
 
-/** Runs git in `cwd`; resolves with stdout when the exit code is in `ok`, rejects with stderr otherwise. */
-function git(cwd: string, args: string[], ok: readonly number[] = [0]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile('git', args, { cwd, timeout: GIT_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-      if (ok.includes(code)) resolve(stdout);
-      else reject(new Error((stderr || error?.message || `git exited with ${code}`).trim()));
-    });
-  });
+/** Most bytes of git output read for one prompt (a UTF-8 character takes at most 4). */
+const MAX_GIT_OUTPUT_BYTES = MAX_REVIEW_DIFF_CHARS * 4 + 1;
+
+/** Most untracked files (and bytes of their names) shown as diffs; the rest is left to the reviewer's own commands. */
+const MAX_UNTRACKED_FILES = 500;
+const MAX_UNTRACKED_NAME_BYTES = 256 * 1024;
+
+/**
+ * Runs `git <hardening> args` in `cwd` inside the read-only sandbox (review-git.ts); resolves
+ * with stdout when the exit code is in `ok`, rejects with stderr otherwise.
+ */
+async function git(cwd: string, args: string[], options: ReviewGitOptions, ok: readonly number[] = [0]): Promise<string> {
+  const run = await runSandboxedGit(cwd, ['git', ...REVIEW_GIT_GLOBALS, ...args], MAX_GIT_OUTPUT_BYTES, options);
+  if (run.isTruncated || (run.exitCode !== null && ok.includes(run.exitCode))) return run.stdout;
+  throw new Error((run.stderr || `git exited with ${run.exitCode ?? 'a signal'}`).trim());
 }
 
 /** Throws InvalidInputError unless `cwd` is inside a git work tree. */
-async function requireGitRepo(cwd: string, what: string): Promise<void> {
-  const inside = await git(cwd, ['rev-parse', '--is-inside-work-tree']).catch(() => '');
+async function requireGitRepo(cwd: string, what: string, options: ReviewGitOptions): Promise<void> {
+  const inside = await git(cwd, ['rev-parse', '--is-inside-work-tree'], options).catch((error: unknown) => {
+    // A sandbox that cannot run fails the review as it is; anything else means "not a repository".
+    if (error instanceof InvalidInputError || options.signal?.aborted) throw error;
+    return '';
+  });
   if (inside.trim() !== 'true') throw new InvalidInputError(`cannot review ${what}: ${cwd} is not inside a git repository`);
 }
 
@@ -124,16 +134,35 @@ function withDiff(intro: string, command: string, diff: string): string {
 }
 
 /** The diff of the working tree against HEAD (staged and unstaged), plus untracked files. */
-async function workingTreeDiff(cwd: string): Promise<string> {
-  const hasHead = await git(cwd, ['rev-parse', '--verify', '--quiet', 'HEAD']).then(() => true, () => false);
-  let diff = hasHead ? await git(cwd, ['diff', 'HEAD']) : (await git(cwd, ['diff', '--cached'])) + (await git(cwd, ['diff']));
-  const untracked = (await git(cwd, ['ls-files', '--others', '--exclude-standard', '-z'])).split('\0').filter((f) => f !== '');
-  for (const file of untracked) {
-    if (diff.length > MAX_REVIEW_DIFF_CHARS) break;
-    // `--no-index` exits 1 when the files differ, which they always do here.
-    diff += await git(cwd, ['diff', '--no-index', '--', '/dev/null', file], [0, 1]);
+async function workingTreeDiff(cwd: string, options: ReviewGitOptions): Promise<string> {
+  const diffArgs = [...REVIEW_DIFF_OPTIONS, '--ignore-submodules=dirty'];
+  const hasHead = await git(cwd, ['rev-parse', '--verify', '--quiet', 'HEAD'], options).then(() => true, () => false);
+  const diff = hasHead
+    ? await git(cwd, ['diff', ...diffArgs, 'HEAD'], options)
+    : (await git(cwd, ['diff', ...diffArgs, '--cached'], options)) + (await git(cwd, ['diff', ...diffArgs], options));
+  const untracked = (await git(cwd, ['ls-files', '--others', '--exclude-standard', '-z'], options)).split('\0').filter((f) => f !== '');
+  if (untracked.length === 0 || diff.length > MAX_REVIEW_DIFF_CHARS) return diff;
+  // One sandbox for every untracked file; `--no-index` exits 1 when the files differ, which they always do here.
+  const loop = `for f in "$@"; do git ${REVIEW_GIT_GLOBALS.map(shellQuote).join(' ')} diff ${REVIEW_DIFF_OPTIONS.join(' ')} --no-index -- /dev/null "$f"; done; exit 0`;
+  const run = await runSandboxedGit(cwd, ['sh', '-c', loop, 'sh', ...firstNames(untracked)], MAX_GIT_OUTPUT_BYTES, options);
+  return diff + run.stdout;
+}
+
+/** The first untracked names, within {@link MAX_UNTRACKED_FILES} and {@link MAX_UNTRACKED_NAME_BYTES} (argv stays small). */
+function firstNames(names: readonly string[]): string[] {
+  const kept: string[] = [];
+  let bytes = 0;
+  for (const name of names.slice(0, MAX_UNTRACKED_FILES)) {
+    bytes += Buffer.byteLength(name) + 1;
+    if (bytes > MAX_UNTRACKED_NAME_BYTES) break;
+    kept.push(name);
   }
-  return diff;
+  return kept;
+}
+
+/** `value` as one single-quoted shell word. */
+function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", "'\\''")}'`;
 }
 
 /**
@@ -141,7 +170,7 @@ async function workingTreeDiff(cwd: string): Promise<string> {
  * names in `cwd`. Throws InvalidInputError for an empty branch, sha or instructions, for a git
  * target outside a git repository, and for a branch or commit git does not know.
  */
-export async function resolveReviewRequest(target: ReviewTarget, cwd: string): Promise<ReviewRequest> {
+export async function resolveReviewRequest(target: ReviewTarget, cwd: string, options: ReviewGitOptions = {}): Promise<ReviewRequest> {
   switch (target.type) {
     case 'custom': {
       const prompt = target.instructions.trim();
@@ -149,35 +178,35 @@ export async function resolveReviewRequest(target: ReviewTarget, cwd: string): P
       return { prompt, hint: prompt };
     }
     case 'uncommittedChanges': {
-      await requireGitRepo(cwd, 'uncommitted changes');
+      await requireGitRepo(cwd, 'uncommitted changes', options);
       const intro = 'Review the uncommitted changes in this repository (staged, unstaged and untracked files) and report prioritized, actionable findings.';
-      return { prompt: withDiff(intro, 'git diff HEAD (plus untracked files)', await workingTreeDiff(cwd)), hint: 'current changes' };
+      return { prompt: withDiff(intro, 'git diff HEAD (plus untracked files)', await workingTreeDiff(cwd, options)), hint: 'current changes' };
     }
     case 'baseBranch': {
       const branch = target.branch.trim();
       if (branch === '') throw new InvalidInputError('branch must not be empty');
-      await requireGitRepo(cwd, `changes against '${branch}'`);
+      await requireGitRepo(cwd, `changes against '${branch}'`, options);
       // Compare with the branch's upstream when it has one (what would be merged), else the branch.
-      const base = await git(cwd, ['merge-base', 'HEAD', `${branch}@{upstream}`])
-        .catch(() => git(cwd, ['merge-base', 'HEAD', branch]))
+      const base = await git(cwd, ['merge-base', '--end-of-options', 'HEAD', `${branch}@{upstream}`], options)
+        .catch(() => git(cwd, ['merge-base', '--end-of-options', 'HEAD', branch], options))
         .catch((error: Error) => {
           throw new InvalidInputError(`cannot find the merge base of HEAD and '${branch}': ${error.message}`);
         });
       const sha = base.trim();
       const intro = `Review the changes on the current branch against the base branch '${branch}': everything that merging it into '${branch}' would bring in. The merge base is ${sha}. Report prioritized, actionable findings.`;
-      return { prompt: withDiff(intro, `git diff ${sha}`, await git(cwd, ['diff', sha])), hint: `changes against '${branch}'` };
+      return { prompt: withDiff(intro, `git diff ${sha}`, await git(cwd, ['diff', ...REVIEW_DIFF_OPTIONS, '--ignore-submodules=dirty', sha], options)), hint: `changes against '${branch}'` };
     }
     case 'commit': {
       const sha = target.sha.trim();
       if (sha === '') throw new InvalidInputError('sha must not be empty');
-      await requireGitRepo(cwd, `commit ${sha}`);
-      const full = await git(cwd, ['rev-parse', '--verify', '--quiet', `${sha}^{commit}`]).catch(() => {
+      await requireGitRepo(cwd, `commit ${sha}`, options);
+      const full = await git(cwd, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${sha}^{commit}`], options).catch(() => {
         throw new InvalidInputError(`commit ${sha} not found in the repository at ${cwd}`);
       });
       const title = target.title?.trim() || null;
       const shortSha = sha.slice(0, 7);
       const intro = `Review the changes introduced by commit ${sha}${title ? ` ("${title}")` : ''}. Report prioritized, actionable findings.`;
-      const shown = await git(cwd, ['show', '--no-color', '--format=fuller', full.trim()]);
+      const shown = await git(cwd, ['show', ...REVIEW_DIFF_OPTIONS, '--no-color', '--format=fuller', full.trim()], options);
       return { prompt: withDiff(intro, `git show ${sha}`, shown), hint: title ? `commit ${shortSha}: ${title}` : `commit ${shortSha}` };
     }
   }

@@ -226,7 +226,8 @@ export class Thread {
   async startReview(target: ReviewTarget): Promise<TurnHandle> {
     if (this.#closed) throw new InvalidInputError(`thread ${this.id} is closed; resume it to start a turn`);
     if (this.#active) throw new TurnInProgressError(this.id, this.#active.turn.id);
-    return this.beginReview(await resolveReviewRequest(target, this.settings.cwd));
+    // Review's git runs sandboxed, with the paths commands never see hidden from it too.
+    return this.beginReview(await resolveReviewRequest(target, this.settings.cwd, { hiddenPaths: this.deps.extensions?.hiddenPaths }));
   }
 
   /** Starts a review turn for an already resolved request (see `resolveReviewRequest`). */

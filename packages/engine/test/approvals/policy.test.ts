@@ -6,6 +6,7 @@ import {
   decideExec,
   decidePatch,
   type ExecDecision,
+  SAFE_GIT_SANDBOX,
   type SandboxPermissions,
 } from '../../src/approvals/policy.js';
 
@@ -104,7 +105,27 @@ describe('decideExec', () => {
       isApprovedForSession: false,
       matchesAllowRule: false,
     });
-    expect(d).toEqual({ kind: 'run', sandboxed: true });
+    expect(d).toEqual({ kind: 'run', sandboxed: true, sandbox: SAFE_GIT_SANDBOX });
+  });
+
+  it.each([
+    [['bash', '-lc', 'ls && cat f'], 'ww', { kind: 'run', sandboxed: true }],
+    [['bash', '-lc', 'ls && cat f'], 'dfa', { kind: 'run', sandboxed: false }],
+    [['git', 'status'], 'ww', { kind: 'run', sandboxed: true, sandbox: SAFE_GIT_SANDBOX }],
+    [['git', 'status'], 'ro', { kind: 'run', sandboxed: true, sandbox: SAFE_GIT_SANDBOX }],
+    [['bash', '-lc', 'cd D && git status'], 'dfa', { kind: 'ask', sandboxedAfterApproval: false }],
+    [['git', '-C', 'D', 'status'], 'ww', { kind: 'ask', sandboxedAfterApproval: true }],
+  ])('runs a safe git under untrusted only in a read-only sandbox: %j under %s', (argv, sandbox, expected) => {
+    const d = decideExec({
+      argv,
+      approvalPolicy: 'untrusted',
+      sandbox: SANDBOXES[sandbox] as SandboxPolicy,
+      sandboxPermissions: 'use_default',
+      isApprovedForSession: false,
+      matchesAllowRule: false,
+    });
+    expect(d).toMatchObject(expected);
+    if (d.kind === 'ask' && sandbox === 'dfa') expect(d.reason).toMatch(/git runs programs .* danger-full-access/);
   });
 });
 

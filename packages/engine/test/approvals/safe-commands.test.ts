@@ -59,7 +59,23 @@ const SAFE_TABLE: [string[], boolean][] = [
   [['git', 'show', 'HEAD'], true],
   [['git', 'branch'], true],
   [['git', 'branch', '--show-current'], true],
-  [['git', '-C', 'repo', 'status'], true],
+  // Options that choose the repository, the config, the exec path or a pager are never listed.
+  [['git', '-C', 'repo', 'status'], false],
+  [['git', '-Crepo', 'status'], false],
+  [['git', '--git-dir=D', '--work-tree=.', 'status'], false],
+  [['git', '--git-dir', 'D', 'status'], false],
+  [['git', '--work-tree', '.', 'status'], false],
+  [['git', '--bare', 'log'], false],
+  [['git', '--namespace=x', 'log'], false],
+  [['git', '--config-env=core.pager=EVIL', 'log'], false],
+  [['git', '--super-prefix=x/', 'status'], false],
+  [['git', '--list-cmds=main', 'status'], false],
+  [['git', '-p', 'log'], false],
+  [['git', '--paginate', 'log'], false],
+  [['git', '--exec-path', '/tmp', 'status'], false],
+  [['git', 'log', '--textconv'], false],
+  [['git', 'log', '--ext-diff', '-p'], false],
+  [['git', 'grep', '--open-files-in-pager=sh', 'x'], false],
   [['git', 'branch', 'new-feature'], false],
   [['git', 'branch', '-d', 'old'], false],
   [['git', 'push'], false],
@@ -292,6 +308,23 @@ describe('isKnownSafeCommand', () => {
   it.each(SAFE_TABLE)('classifies %j as safe=%s', (argv, expected) => {
     expect(isKnownSafeCommand(argv)).toBe(expected);
   });
+
+  it('does not count git as safe with allowGit false, wherever it stands', () => {
+    const strict = { allowGit: false };
+    expect(isKnownSafeCommand(['git', 'status'], strict)).toBe(false);
+    expect(isKnownSafeCommand(bash('ls && git log --oneline'), strict)).toBe(false);
+    expect(isKnownSafeCommand(bash('cd D && git status'), strict)).toBe(false);
+    expect(isKnownSafeCommand(['timeout', '5', 'git', 'status'], strict)).toBe(false);
+    expect(isKnownSafeCommand(bash('cd D && git status'))).toBe(true);
+    expect(isKnownSafeCommand(bash('ls && cat f | wc -l'), strict)).toBe(true);
+  });
+
+  it.each(['GIT_DIR=D git status', 'GIT_CONFIG_PARAMETERS="\'core.fsmonitor\'=\'touch x\'" git status', 'GIT_WORK_TREE=. GIT_DIR=D git log'])(
+    'does not trust the environment assignment in %s',
+    (script) => {
+      expect(isKnownSafeCommand(bash(script))).toBe(false);
+    },
+  );
 
   it.each(SHELL_TABLE)('classifies the shell wrapper %j as safe=%s', (argv, expected) => {
     expect(isKnownSafeCommand(argv)).toBe(expected);

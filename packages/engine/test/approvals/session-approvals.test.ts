@@ -20,6 +20,13 @@ describe('SessionApprovals', () => {
     expect(s.isCommandApproved(['npm', 'install'])).toBe(false);
   });
 
+  it('does not let git ride along with an approved prefix (its repository config may run programs)', () => {
+    const s = new SessionApprovals();
+    s.approveCommand(['npm', 'run', 'build'], { prefixRule: ['npm', 'run'] });
+    expect(s.isCommandApproved(['bash', '-lc', 'ls && npm run test'])).toBe(true);
+    expect(s.isCommandApproved(['bash', '-lc', 'cd D && git status && npm run test'])).toBe(false);
+  });
+
   it('ignores banned prefixes and prefixes that do not start the command', () => {
     const s = new SessionApprovals();
     s.approveCommand(['python3', '-c', 'print(1)'], { prefixRule: ['python3'] });

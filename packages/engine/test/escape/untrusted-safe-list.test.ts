@@ -7,9 +7,17 @@
  * about, and, denied, the host's disk must be unchanged. Approved under danger-full-access, each
  * really changes the disk (proof that the probes are real). `ls -la` and `cat f.txt | sort -r`
  * are the control that still runs without a question.
+ *
+ * Git's repository: a workspace ships a plain-file git directory `D` (as tracked files would
+ * be) whose config points `core.worktree` at the workspace and `core.fsmonitor` at a script that
+ * writes a marker in the workspace and one outside every writable root (a stand-in for $HOME).
+ * Choosing `D` by option or by environment asks; finding it from the working directory
+ * (`cd D && git status`) runs without a question only in a read-only sandbox (no marker) and is
+ * asked about under danger-full-access. Approved without a sandbox, each really writes both.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completedItems, execCall, FULL_ACCESS, requireBwrap, SafetyHarness, WORKSPACE_WRITE } from '../safety/harness.js';
@@ -96,5 +104,73 @@ describe('the same probes approved without a sandbox', () => {
     expect(result.asked).toHaveLength(1);
     if (probe.effect === 'marker') expect(existsSync(join(cwd, 'marker'))).toBe(true);
     else expect(existsSync(join(cwd, 'dir'))).toBe(false);
+  });
+});
+
+/** The user's git for the fixture, on the host (no global or system config). */
+function fixtureGit(cwd: string, ...args: string[]): void {
+  const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+  execFileSync('git', ['-c', 'user.name=u', '-c', 'user.email=u@example.com', ...args], { cwd, env, stdio: 'ignore' });
+}
+
+/**
+ * A workspace that ships `D`: a git directory as plain files (a commit of `a.txt`, then `a.txt`
+ * changed), `core.worktree = ..`, and `core.fsmonitor` = the shipped `evil.sh`, which writes
+ * `marker` in the workspace and `<outside>/<id>` outside it.
+ */
+async function gitDirWorkspace(): Promise<{ cwd: string; outsideMarker: string }> {
+  const cwd = await h.newWorkspace();
+  const outsideMarker = join(h.outside, `fsmonitor-${h.nextId()}`);
+  await writeFile(join(cwd, 'a.txt'), 'a\n');
+  fixtureGit(cwd, 'init', '-q');
+  fixtureGit(cwd, 'add', 'a.txt');
+  fixtureGit(cwd, 'commit', '-q', '-m', 'a');
+  await rename(join(cwd, '.git'), join(cwd, 'D'));
+  await writeFile(join(cwd, 'evil.sh'), `#!/bin/sh\necho ran >> '${outsideMarker}'\necho ran >> '${join(cwd, 'marker')}'\nexit 1\n`);
+  await chmod(join(cwd, 'evil.sh'), 0o755);
+  fixtureGit(cwd, '--git-dir=D', 'config', 'core.worktree', '..');
+  fixtureGit(cwd, '--git-dir=D', 'config', 'core.fsmonitor', join(cwd, 'evil.sh'));
+  await writeFile(join(cwd, 'a.txt'), 'b\n');
+  return { cwd, outsideMarker };
+}
+
+/** Git commands that reach `D`'s config: by option, by environment, from the working directory. */
+const GIT_DIR_PROBES = ['git --git-dir=D --work-tree=. status', 'git -C D status', 'GIT_DIR=D git status', 'cd D && git status'];
+
+describe("git with a repository's planted config under untrusted", () => {
+  it.each(GIT_DIR_PROBES)('asks before %s under danger-full-access and, denied, nothing runs', async (cmd) => {
+    const { cwd, outsideMarker } = await gitDirWorkspace();
+    const thread = await h.startThread({ approvalPolicy: 'untrusted', sandbox: FULL_ACCESS, cwd });
+    const result = await h.runTurn(thread, [execCall(cmd)], [], 'denied');
+    expect(result.asked.map((a) => (a.request.command as string[])[2])).toEqual([cmd]);
+    expect(existsSync(outsideMarker)).toBe(false);
+    expect(existsSync(join(cwd, 'marker'))).toBe(false);
+  });
+
+  it.each(GIT_DIR_PROBES.slice(0, 3))('asks before %s under workspace-write and, denied, nothing runs', async (cmd) => {
+    const { cwd, outsideMarker } = await gitDirWorkspace();
+    const thread = await h.startThread({ approvalPolicy: 'untrusted', sandbox: WORKSPACE_WRITE, cwd });
+    const result = await h.runTurn(thread, [execCall(cmd)], [], 'denied');
+    expect(result.asked).toHaveLength(1);
+    expect(existsSync(outsideMarker)).toBe(false);
+    expect(existsSync(join(cwd, 'marker'))).toBe(false);
+  });
+
+  it('runs cd D && git status under workspace-write without asking, where the fsmonitor can write nothing', async () => {
+    const { cwd, outsideMarker } = await gitDirWorkspace();
+    const thread = await h.startThread({ approvalPolicy: 'untrusted', sandbox: WORKSPACE_WRITE, cwd });
+    const result = await h.runTurn(thread, [execCall('cd D && git status')], [], 'denied');
+    expect(result.asked).toEqual([]);
+    expect(result.toldModel[0]).toMatch(/modified: +\.\.\/a\.txt/);
+    expect(existsSync(join(cwd, 'marker'))).toBe(false);
+    expect(existsSync(outsideMarker)).toBe(false);
+  });
+
+  it.each(GIT_DIR_PROBES)('%s approved under danger-full-access really runs the fsmonitor', async (cmd) => {
+    const { cwd, outsideMarker } = await gitDirWorkspace();
+    const thread = await h.startThread({ approvalPolicy: 'untrusted', sandbox: FULL_ACCESS, cwd });
+    const result = await h.runTurn(thread, [execCall(cmd)], [], 'approved');
+    expect(result.asked).toHaveLength(1);
+    expect(existsSync(outsideMarker)).toBe(true);
   });
 });

@@ -124,7 +124,8 @@ async function execCommand(args: ExecCommandArgs, ctx: ToolContext, services: Sh
   };
   let snapshot: ExecSnapshot;
   try {
-    snapshot = await run(sandboxed ? ctx.sandbox : { type: 'danger-full-access' });
+    // A safe-list git runs in the read-only sandbox the policy names (approvals/policy.ts, row 5).
+    snapshot = await run(sandboxed ? ((decision.kind === 'run' ? decision.sandbox : undefined) ?? ctx.sandbox) : { type: 'danger-full-access' });
     const afterFailure =
       sandboxed && ctx.sandbox.type !== 'danger-full-access' && snapshot.sessionId === null && looksLikeSandboxDenial(snapshot)
         ? // A command approved for the session is not asked about again, not even for the retry.
