@@ -134,24 +134,30 @@ export async function runSandboxedGit(cwd: string, argv: readonly string[], maxS
   return { exitCode: exit.exitCode, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8'), isTruncated };
 }
 
-/** Waits for the child's end, killing its group on abort or timeout (and rejecting then). */
+/** Waits for the child's end, killing its group on abort or timeout (and rejecting once it is gone). */
 async function untilEnded(child: ExecChild, signal: AbortSignal | undefined): Promise<{ exitCode: number | null }> {
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
+  let isStopping = false;
   const stopped = new Promise<never>((_, reject) => {
+    // Rejects once the whole group is gone (terminate is bounded: SIGTERM, then SIGKILL), so a
+    // cancelled review has stopped every program git started when its call returns.
     timer = setTimeout(() => {
-      void child.terminate();
-      reject(new Error(`git took longer than ${GIT_TIMEOUT_MS / 1000} s and was stopped`));
+      isStopping = true;
+      void child.terminate().finally(() => reject(new Error(`git took longer than ${GIT_TIMEOUT_MS / 1000} s and was stopped`)));
     }, GIT_TIMEOUT_MS);
     onAbort = () => {
-      void child.terminate();
-      reject(signal?.reason instanceof Error ? signal.reason : new Error('the review was cancelled'));
+      isStopping = true;
+      void child.terminate().finally(() => reject(signal?.reason instanceof Error ? signal.reason : new Error('the review was cancelled')));
     };
     if (signal?.aborted) onAbort();
     else signal?.addEventListener('abort', onAbort, { once: true });
   });
   try {
-    return await Promise.race([child.ended, stopped]);
+    const exit = await Promise.race([child.ended, stopped]);
+    // The kill ends the child before terminate settles: the stop's own error is the answer.
+    if (isStopping) await stopped;
+    return exit;
   } finally {
     clearTimeout(timer);
     if (onAbort) signal?.removeEventListener('abort', onAbort);
