@@ -20,6 +20,11 @@
  * `item/tool/call` and the model's questions as `item/tool/requestUserInput`, routed the same way;
  * a question shows `waitingOnUserInput` while it waits, a tool call no wait; both are followed by
  * `serverRequest/resolved`. Nobody left to ask, or the abort, settles them without an answer.
+ *
+ * The human texts of a request (`reason`, `message`, a form's titles and descriptions) go out
+ * neutralised (displayText of @deputy/protocol), so a client that renders them cannot be made to
+ * show something other than what runs; `command`, `cwd`, `commandActions` and the form's values
+ * stay exact data.
  */
 import type {
   ApprovalRequest,
@@ -32,7 +37,7 @@ import type {
   UserInputRequest,
   UserInputResponse,
 } from '@deputy/protocol';
-import { AppServer } from '@deputy/protocol';
+import { AppServer, displayFormSchema, displayLines, displayText } from '@deputy/protocol';
 import type { ApprovalOrigin, ApprovalPort, ElicitationOrigin } from '@deputy/engine';
 import { RpcError } from '@deputy/rpc/core';
 import type { ConnectionState, SentRequest } from './connection-state.js';
@@ -192,7 +197,7 @@ export class ClientApprovals implements ApprovalPort, ResolvedRequestSource {
       turnId: origin.turnId,
       itemId: request.callId,
       startedAtMs: this.#startedAt(origin.threadId, request.callId),
-      ...(request.reason !== null ? { reason: request.reason } : {}),
+      ...(request.reason !== null ? { reason: displayText(request.reason) } : {}),
       command: commandLineOf(request.command),
       cwd: request.cwd,
       commandActions: commandActionsOf(request.command, request.cwd),
@@ -208,7 +213,7 @@ export class ClientApprovals implements ApprovalPort, ResolvedRequestSource {
       turnId: origin.turnId,
       itemId: request.callId,
       startedAtMs: this.#startedAt(origin.threadId, request.callId),
-      reason: request.reason,
+      reason: request.reason === null ? null : displayText(request.reason),
       grantRoot: request.grantRoot,
     };
     return this.#ask(origin, { method: 'item/fileChange/requestApproval', params }, signal, PATCH_ANSWERS);
@@ -221,18 +226,18 @@ export class ClientApprovals implements ApprovalPort, ResolvedRequestSource {
       serverName: request.server,
       mode: 'form',
       _meta: mcpToolCallApprovalMeta(request),
-      message: request.message,
+      message: displayText(request.message),
       requestedSchema: { type: 'object', properties: {} },
     };
     return this.#ask(origin, { method: 'mcpServer/elicitation/request', params }, signal, MCP_TOOL_CALL_ANSWERS, { kind: 'wait', itemId: request.callId });
   }
 
   requestMcpElicitation(request: McpElicitationRequest, origin: ElicitationOrigin, signal: AbortSignal): Promise<McpElicitationResponse> {
-    const base = { threadId: origin.threadId, turnId: origin.turnId, serverName: request.server, _meta: null, message: request.message };
+    const base = { threadId: origin.threadId, turnId: origin.turnId, serverName: request.server, _meta: null, message: displayLines(request.message) };
     const params: AppServer.McpServerElicitationRequestParams =
       request.mode === 'url'
         ? { ...base, mode: 'url', url: request.url ?? '', elicitationId: request.elicitationId ?? '' }
-        : { ...base, mode: 'form', requestedSchema: request.requestedSchema ?? { type: 'object', properties: {} } };
+        : { ...base, mode: 'form', requestedSchema: displayFormSchema(request.requestedSchema ?? { type: 'object', properties: {} }) };
     return this.#ask(origin, { method: 'mcpServer/elicitation/request', params }, signal, ELICITATION_ANSWERS, { kind: 'wait', itemId: '' });
   }
 

@@ -12,6 +12,7 @@
 import type { ApprovalAnswer, ApprovalOrigin, ApprovalPort, ElicitationOrigin as EngineElicitationOrigin, ExplainedDenial } from '@deputy/engine';
 import { displayCommand } from '@deputy/engine/facts';
 import {
+  displayFormSchema,
   displayLines,
   displayText,
   type ApprovalRequest,
@@ -269,32 +270,7 @@ export function mcpElicitationParams(request: McpElicitationRequest, origin: Eli
   };
   const message = displayLines(request.message);
   if (request.mode === 'url') return { mode: 'url', message, url: request.url ?? '', elicitationId: request.elicitationId ?? '', ...common };
-  return { message, requestedSchema: displaySchema(request.requestedSchema ?? { type: 'object', properties: {} }), ...common };
-}
-
-/**
- * A forwarded form with its display texts neutralised: each property's `title` and
- * `description`, its `enumNames`, and the `title` of each `oneOf` / `anyOf` choice. Everything
- * else (names, types, `enum` and `const` values, defaults) is data the answer must match, and is
- * kept exactly.
- */
-export function displaySchema(schema: Record<string, unknown>): Record<string, unknown> {
-  const properties = schema.properties;
-  if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) return schema;
-  const shown = Object.fromEntries(Object.entries(properties as Record<string, unknown>).map(([name, field]) => [name, displayField(field)]));
-  return { ...schema, properties: shown };
-}
-
-function displayField(field: unknown): unknown {
-  if (typeof field !== 'object' || field === null || Array.isArray(field)) return field;
-  const out: Record<string, unknown> = { ...(field as Record<string, unknown>) };
-  for (const key of ['title', 'description'] as const) if (typeof out[key] === 'string') out[key] = displayText(out[key]);
-  if (Array.isArray(out.enumNames)) out.enumNames = out.enumNames.map((n: unknown) => (typeof n === 'string' ? displayText(n) : n));
-  for (const key of ['oneOf', 'anyOf'] as const) {
-    if (Array.isArray(out[key])) out[key] = (out[key] as unknown[]).map((choice) => displayField(choice));
-  }
-  if (typeof out.items === 'object' && out.items !== null) out.items = displayField(out.items);
-  return out;
+  return { message, requestedSchema: displayFormSchema(request.requestedSchema ?? { type: 'object', properties: {} }), ...common };
 }
 
 /**

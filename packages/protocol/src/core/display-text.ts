@@ -73,3 +73,30 @@ export function displayJson(value: unknown): string {
     Array.from({ length: char.length }, (_, i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''),
   );
 }
+
+/**
+ * An elicitation form (a flat JSON Schema object) with its display texts neutralised: the form's
+ * and each property's `title` and `description`, `enumNames`, and the `title` of each `oneOf` /
+ * `anyOf` choice. Everything else (names, types, `enum` and `const` values, defaults) is data
+ * the answer must match, and is kept exactly.
+ */
+export function displayFormSchema(schema: Record<string, unknown>): Record<string, unknown> {
+  const out = displayField(schema) as Record<string, unknown>;
+  const properties = schema.properties;
+  if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) return out;
+  const shown = Object.fromEntries(Object.entries(properties as Record<string, unknown>).map(([name, field]) => [name, displayField(field)]));
+  return { ...out, properties: shown };
+}
+
+/** One schema node with its `title`, `description`, `enumNames` and choice titles neutralised. */
+function displayField(field: unknown): unknown {
+  if (typeof field !== 'object' || field === null || Array.isArray(field)) return field;
+  const out: Record<string, unknown> = { ...(field as Record<string, unknown>) };
+  for (const key of ['title', 'description'] as const) if (typeof out[key] === 'string') out[key] = displayText(out[key]);
+  if (Array.isArray(out.enumNames)) out.enumNames = out.enumNames.map((n: unknown) => (typeof n === 'string' ? displayText(n) : n));
+  for (const key of ['oneOf', 'anyOf'] as const) {
+    if (Array.isArray(out[key])) out[key] = (out[key] as unknown[]).map((choice) => displayField(choice));
+  }
+  if (typeof out.items === 'object' && out.items !== null) out.items = displayField(out.items);
+  return out;
+}

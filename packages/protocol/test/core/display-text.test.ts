@@ -5,7 +5,7 @@
  * rendering of many random strings back to the original.
  */
 import { describe, expect, it } from 'vitest';
-import { displayJson, displayLines, displayText } from '@deputy/protocol';
+import { displayFormSchema, displayJson, displayLines, displayText } from '@deputy/protocol';
 
 /** The inverse of displayText / displayLines: proves the rendering loses nothing. */
 function decode(shown: string): string {
@@ -102,5 +102,14 @@ describe('displayJson', () => {
     expect(displayJson({ a: '\x1b' })).not.toBe(displayJson({ a: '\\x1b' }));
     expect(displayJson({ a: '\u202e' })).not.toBe(displayJson({ a: '\\u202e' }));
     expect(displayJson(undefined)).toBe('');
+  });
+});
+
+describe('displayFormSchema', () => {
+  it('neutralises the titles and descriptions a form shows, and keeps names and values exact', () => {
+    const bad = 'a\x1b[2K\u202eb';
+    const shown = String.raw`a\x1b[2K\u{202e}b`;
+    const schema = { type: 'object', title: bad, properties: { [bad]: { type: 'string', title: bad, enum: [bad], enumNames: [bad], default: bad } } };
+    expect(displayFormSchema(schema)).toEqual({ type: 'object', title: shown, properties: { [bad]: { type: 'string', title: shown, enum: [bad], enumNames: [shown], default: bad } } });
   });
 });
