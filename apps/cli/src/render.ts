@@ -49,12 +49,13 @@ const MAX_ARGS = 120;
  * `server.tool(<compact JSON arguments, clipped>)`, neutralised: the names through displayText,
  * the arguments as JSON with every hidden character as a JSON escape (displayJson). Clipping
  * never cuts an escape in two: it happens before the names and after the JSON is made safe, on
- * whole code points, and the ellipsis says text is missing.
+ * whole code points, and the ellipsis says text is missing. A question passes `Infinity`: the
+ * user decides on every argument.
  */
-export function mcpCallLabel(item: Pick<Extract<ThreadItem, { type: 'mcpToolCall' }>, 'server' | 'tool' | 'arguments'>): string {
+export function mcpCallLabel(item: Pick<Extract<ThreadItem, { type: 'mcpToolCall' }>, 'server' | 'tool' | 'arguments'>, maxArgs = MAX_ARGS): string {
   const json = item.arguments === undefined || item.arguments === null ? '' : displayJson(item.arguments);
   const points = Array.from(json);
-  const args = points.length > MAX_ARGS ? `${points.slice(0, MAX_ARGS - 1).join('')}…` : json;
+  const args = points.length > maxArgs ? `${points.slice(0, maxArgs - 1).join('')}…` : json;
   return `${displayText(item.server)}.${displayText(item.tool)}(${args})`;
 }
 

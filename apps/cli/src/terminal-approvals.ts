@@ -82,7 +82,7 @@ export function parseMcpAnswer(answer: string): ReviewDecision {
 
 export function describeMcpCall(request: McpToolCallApprovalRequest): string {
   const about = request.toolDescription ? `\n  ${displayText(request.toolDescription)}` : '';
-  return `\n? ${displayText(request.message)}\n  mcp: ${mcpCallLabel(request)}${about}`;
+  return `\n? ${displayText(request.message)}\n  mcp: ${mcpCallLabel(request, Infinity)}${about}`;
 }
 
 /** A form field of an elicitation schema (the MCP subset: flat primitives). */

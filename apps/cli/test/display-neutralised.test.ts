@@ -67,6 +67,9 @@ describe('approval questions', () => {
     expect(shown).not.toMatch(RAW);
     expect(shown).toContain(`? Allow the srv MCP server to run tool "t${SHOWN}"?`);
     expect(shown).toContain(String.raw`mcp: srv.t${SHOWN}({"path":"a\r\u001b[2K\u009b1A\u202e\u200bb","n":"\u007f\u2028"})`);
+ 
+    const long = describeMcpCall({ ...request, arguments: { text: `${'x'.repeat(500)}END` } });
+    expect(long).toContain('END"})');
   });
 });
 
