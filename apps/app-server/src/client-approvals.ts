@@ -21,10 +21,10 @@
  * a question shows `waitingOnUserInput` while it waits, a tool call no wait; both are followed by
  * `serverRequest/resolved`. Nobody left to ask, or the abort, settles them without an answer.
  *
- * The human texts of a request (`reason`, `message`, a form's titles and descriptions) go out
- * neutralised (displayText of @deputy/protocol), so a client that renders them cannot be made to
- * show something other than what runs; `command`, `cwd`, `commandActions` and the form's values
- * stay exact data.
+ * The human texts of a request (`reason`, `message`, a form's titles and descriptions, the
+ * model's questions) go out neutralised (displayText of @deputy/protocol), so a client that
+ * renders them cannot be made to show something other than what runs; `command`, `cwd`,
+ * `commandActions`, the form's values and the options' labels stay exact data.
  */
 import type {
   ApprovalRequest,
@@ -34,6 +34,7 @@ import type {
   McpElicitationResponse,
   McpToolCallApprovalRequest,
   ReviewDecision,
+  UserInputQuestion,
   UserInputRequest,
   UserInputResponse,
 } from '@deputy/protocol';
@@ -109,6 +110,19 @@ export function clientToolAnswerOf(result: unknown): DynamicToolCallResponse {
   const parsed = AppServer.DynamicToolCallResultSchema.safeParse(result);
   if (!parsed.success) return { contentItems: [{ type: 'inputText', text: 'the client sent a malformed tool result' }], success: false };
   return parsed.data;
+}
+
+/**
+ * The model's questions as a client shows them: `header`, `question` and each option's
+ * `description` neutralised; ids and option labels (the answers that come back) kept exact.
+ */
+export function shownQuestions(questions: readonly UserInputQuestion[]): UserInputQuestion[] {
+  return questions.map((q) => ({
+    ...q,
+    header: displayText(q.header),
+    question: displayLines(q.question),
+    options: q.options === null ? null : q.options.map((o) => ({ ...o, description: displayText(o.description) })),
+  }));
 }
 
 /** A client's `item/tool/requestUserInput` result → the answers; a malformed result counts as no answer. */
@@ -258,7 +272,7 @@ export class ClientApprovals implements ApprovalPort, ResolvedRequestSource {
       threadId: origin.threadId,
       turnId: origin.turnId,
       itemId: request.callId,
-      questions: request.questions,
+      questions: shownQuestions(request.questions),
       isBlocking: true,
     };
     return this.#ask(origin, { method: 'item/tool/requestUserInput', params }, signal, USER_INPUT_ANSWERS, { kind: 'question' });
