@@ -3,11 +3,14 @@
  * (docs/acp.md, "Permissions"). The options map one to one to Deputy's review decisions; a
  * `cancelled` outcome aborts the turn and an unknown option id is a denial (fail closed). When
  * the engine stops waiting (the turn was cancelled), the outstanding request is cancelled with
- * `$/cancel_request` through the SDK's cancellation signal.
+ * `$/cancel_request` through the SDK's cancellation signal. The title, the option labels and the
+ * text content the editor shows on the card are neutralised (displayText, displayLines): a CR, an
+ * ANSI sequence, a bidi override or a zero-width character in a command, path or reason shows as
+ * an escape; `rawInput` and `locations` stay exact data.
  */
 import type * as acp from '@agentclientprotocol/sdk';
-import type { ApprovalOrigin, ApprovalPort } from '@deputy/engine';
-import type { ApprovalRequest, McpToolCallApprovalRequest, ReviewDecision } from '@deputy/protocol';
+import { displayCommand, type ApprovalOrigin, type ApprovalPort } from '@deputy/engine';
+import { displayLines, displayText, type ApprovalRequest, type McpToolCallApprovalRequest, type ReviewDecision } from '@deputy/protocol';
 
 type AnyRequest = ApprovalRequest | McpToolCallApprovalRequest;
 
@@ -22,10 +25,10 @@ export function permissionOptions(request: AnyRequest): acp.PermissionOption[] {
   if (request.kind === 'exec') {
     options.push({ optionId: 'approved_for_session', name: "Yes, and don't ask again for this command in this session", kind: 'allow_always' });
     if (request.proposedPrefixRule) {
-      options.push({ optionId: 'approved_and_remember', name: `Yes, and always allow commands starting with \`${request.proposedPrefixRule.join(' ')}\``, kind: 'allow_always' });
+      options.push({ optionId: 'approved_and_remember', name: `Yes, and always allow commands starting with \`${displayText(displayCommand(request.proposedPrefixRule))}\``, kind: 'allow_always' });
     }
   } else if (request.kind === 'patch' && request.grantRoot) {
-    options.push({ optionId: 'approved_for_session', name: `Yes, and allow edits under \`${request.grantRoot}\` for this session`, kind: 'allow_always' });
+    options.push({ optionId: 'approved_for_session', name: `Yes, and allow edits under \`${displayText(request.grantRoot)}\` for this session`, kind: 'allow_always' });
   } else if (request.kind === 'mcpToolCall' && request.canRemember) {
     options.push({ optionId: 'approved_for_session', name: 'Yes, and allow this tool for this session', kind: 'allow_always' });
   }
@@ -42,7 +45,7 @@ export function decisionOf(response: acp.RequestPermissionResponse): ReviewDecis
 /** The tool call a request is about, as the client shows it on the permission card. */
 export function permissionToolCall(request: AnyRequest): acp.ToolCall {
   if (request.kind === 'exec') {
-    const command = request.command.join(' ');
+    const command = displayText(displayCommand(request.command));
     const title = request.isSandboxRetry ? `Run without sandbox: ${command}` : command;
     return {
       toolCallId: request.callId,
@@ -51,21 +54,21 @@ export function permissionToolCall(request: AnyRequest): acp.ToolCall {
       status: 'pending',
       locations: [{ path: request.cwd }],
       rawInput: { command: request.command, cwd: request.cwd },
-      ...(request.reason ? { content: [{ type: 'content', content: { type: 'text', text: request.reason } }] } : {}),
+      ...(request.reason ? { content: [{ type: 'content', content: { type: 'text', text: displayText(request.reason) } }] } : {}),
     };
   }
   if (request.kind === 'patch') {
     return {
       toolCallId: request.callId,
-      title: `Edit ${request.changes.map((c) => c.path).join(', ')}`,
+      title: `Edit ${request.changes.map((c) => displayText(c.path)).join(', ')}`,
       kind: 'edit',
       status: 'pending',
       locations: request.changes.map((c) => ({ path: c.path })),
       rawInput: { changes: request.changes },
-      content: request.changes.map((c) => ({ type: 'content' as const, content: { type: 'text' as const, text: c.diff } })),
+      content: request.changes.map((c) => ({ type: 'content' as const, content: { type: 'text' as const, text: displayLines(c.diff) } })),
     };
   }
-  return { toolCallId: request.callId, title: `${request.server}.${request.tool}`, kind: 'other', status: 'pending', rawInput: request.arguments ?? null };
+  return { toolCallId: request.callId, title: `${displayText(request.server)}.${displayText(request.tool)}`, kind: 'other', status: 'pending', rawInput: request.arguments ?? null };
 }
 
 /** The ApprovalPort of the ACP front door. */

@@ -5,7 +5,7 @@
  * streamed chunks; the completed item fills in whatever was not streamed.
  */
 import type * as acp from '@agentclientprotocol/sdk';
-import type { EngineEvent, ThreadItem, ToolItemStatus, UserInput } from '@deputy/protocol';
+import { displayText, type EngineEvent, type ThreadItem, type ToolItemStatus, type UserInput } from '@deputy/protocol';
 
 /** What the client takes (from its capabilities). */
 export interface ClientView {
@@ -46,14 +46,18 @@ function commandKind(argv: string[]): acp.ToolKind {
   return 'execute';
 }
 
-/** The full `tool_call` of a tool item (title, kind, locations, content, raw input/output). */
+/**
+ * The full `tool_call` of a tool item (title, kind, locations, content, raw input/output). The
+ * title is text the editor shows, so it is neutralised (displayText); locations and raw input
+ * stay exact data.
+ */
 export function toolCallOf(item: ThreadItem): Omit<acp.ToolCall, 'status'> & { status: acp.ToolCallStatus } | null {
   switch (item.type) {
     case 'commandExecution': {
       const content: acp.ToolCallContent[] = item.aggregatedOutput ? outputContent(item.aggregatedOutput) : [];
       return {
         toolCallId: item.id,
-        title: item.command,
+        title: displayText(item.command),
         kind: commandKind(item.argv),
         status: toolStatus(item.status),
         locations: [{ path: item.cwd }],
@@ -67,7 +71,7 @@ export function toolCallOf(item: ThreadItem): Omit<acp.ToolCall, 'status'> & { s
       const kind: acp.ToolKind = kinds.size === 1 ? ([...kinds][0] as acp.ToolKind) : 'edit';
       return {
         toolCallId: item.id,
-        title: `Edit ${item.changes.map((c) => c.path).join(', ')}`,
+        title: `Edit ${item.changes.map((c) => displayText(c.path)).join(', ')}`,
         kind,
         status: toolStatus(item.status),
         locations: item.changes.map((c) => ({ path: c.path })),
@@ -78,7 +82,7 @@ export function toolCallOf(item: ThreadItem): Omit<acp.ToolCall, 'status'> & { s
     case 'mcpToolCall':
       return {
         toolCallId: item.id,
-        title: `${item.server}.${item.tool}`,
+        title: `${displayText(item.server)}.${displayText(item.tool)}`,
         kind: 'other',
         status: toolStatus(item.status),
         rawInput: item.arguments ?? null,
@@ -86,7 +90,7 @@ export function toolCallOf(item: ThreadItem): Omit<acp.ToolCall, 'status'> & { s
         ...(item.result === undefined ? {} : { rawOutput: item.result }),
       };
     case 'imageView':
-      return { toolCallId: item.id, title: `View ${item.path}`, kind: 'read', status: 'completed', locations: [{ path: item.path }] };
+      return { toolCallId: item.id, title: `View ${displayText(item.path)}`, kind: 'read', status: 'completed', locations: [{ path: item.path }] };
     default:
       return null;
   }

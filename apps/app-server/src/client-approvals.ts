@@ -20,6 +20,11 @@
  * `item/tool/call` and the model's questions as `item/tool/requestUserInput`, routed the same way;
  * a question shows `waitingOnUserInput` while it waits, a tool call no wait; both are followed by
  * `serverRequest/resolved`. Nobody left to ask, or the abort, settles them without an answer.
+ *
+ * The human texts of a request (`reason`, `message`, a form's titles and descriptions, the
+ * model's questions) go out neutralised (displayText of @deputy/protocol), so a client that
+ * renders them cannot be made to show something other than what runs; `command`, `cwd`,
+ * `commandActions`, the form's values and the options' labels stay exact data.
  */
 import type {
   ApprovalRequest,
@@ -29,10 +34,11 @@ import type {
   McpElicitationResponse,
   McpToolCallApprovalRequest,
   ReviewDecision,
+  UserInputQuestion,
   UserInputRequest,
   UserInputResponse,
 } from '@deputy/protocol';
-import { AppServer } from '@deputy/protocol';
+import { AppServer, displayFormSchema, displayLines, displayText } from '@deputy/protocol';
 import type { ApprovalOrigin, ApprovalPort, ElicitationOrigin } from '@deputy/engine';
 import { RpcError } from '@deputy/rpc/core';
 import type { ConnectionState, SentRequest } from './connection-state.js';
@@ -104,6 +110,19 @@ export function clientToolAnswerOf(result: unknown): DynamicToolCallResponse {
   const parsed = AppServer.DynamicToolCallResultSchema.safeParse(result);
   if (!parsed.success) return { contentItems: [{ type: 'inputText', text: 'the client sent a malformed tool result' }], success: false };
   return parsed.data;
+}
+
+/**
+ * The model's questions as a client shows them: `header`, `question` and each option's
+ * `description` neutralised; ids and option labels (the answers that come back) kept exact.
+ */
+export function shownQuestions(questions: readonly UserInputQuestion[]): UserInputQuestion[] {
+  return questions.map((q) => ({
+    ...q,
+    header: displayText(q.header),
+    question: displayLines(q.question),
+    options: q.options === null ? null : q.options.map((o) => ({ ...o, description: displayText(o.description) })),
+  }));
 }
 
 /** A client's `item/tool/requestUserInput` result → the answers; a malformed result counts as no answer. */
@@ -192,7 +211,7 @@ export class ClientApprovals implements ApprovalPort, ResolvedRequestSource {
       turnId: origin.turnId,
       itemId: request.callId,
       startedAtMs: this.#startedAt(origin.threadId, request.callId),
-      ...(request.reason !== null ? { reason: request.reason } : {}),
+      ...(request.reason !== null ? { reason: displayText(request.reason) } : {}),
       command: commandLineOf(request.command),
       cwd: request.cwd,
       commandActions: commandActionsOf(request.command, request.cwd),
@@ -208,7 +227,7 @@ export class ClientApprovals implements ApprovalPort, ResolvedRequestSource {
       turnId: origin.turnId,
       itemId: request.callId,
       startedAtMs: this.#startedAt(origin.threadId, request.callId),
-      reason: request.reason,
+      reason: request.reason === null ? null : displayText(request.reason),
       grantRoot: request.grantRoot,
     };
     return this.#ask(origin, { method: 'item/fileChange/requestApproval', params }, signal, PATCH_ANSWERS);
@@ -221,18 +240,18 @@ export class ClientApprovals implements ApprovalPort, ResolvedRequestSource {
       serverName: request.server,
       mode: 'form',
       _meta: mcpToolCallApprovalMeta(request),
-      message: request.message,
+      message: displayText(request.message),
       requestedSchema: { type: 'object', properties: {} },
     };
     return this.#ask(origin, { method: 'mcpServer/elicitation/request', params }, signal, MCP_TOOL_CALL_ANSWERS, { kind: 'wait', itemId: request.callId });
   }
 
   requestMcpElicitation(request: McpElicitationRequest, origin: ElicitationOrigin, signal: AbortSignal): Promise<McpElicitationResponse> {
-    const base = { threadId: origin.threadId, turnId: origin.turnId, serverName: request.server, _meta: null, message: request.message };
+    const base = { threadId: origin.threadId, turnId: origin.turnId, serverName: request.server, _meta: null, message: displayLines(request.message) };
     const params: AppServer.McpServerElicitationRequestParams =
       request.mode === 'url'
         ? { ...base, mode: 'url', url: request.url ?? '', elicitationId: request.elicitationId ?? '' }
-        : { ...base, mode: 'form', requestedSchema: request.requestedSchema ?? { type: 'object', properties: {} } };
+        : { ...base, mode: 'form', requestedSchema: displayFormSchema(request.requestedSchema ?? { type: 'object', properties: {} }) };
     return this.#ask(origin, { method: 'mcpServer/elicitation/request', params }, signal, ELICITATION_ANSWERS, { kind: 'wait', itemId: '' });
   }
 
@@ -253,7 +272,7 @@ export class ClientApprovals implements ApprovalPort, ResolvedRequestSource {
       threadId: origin.threadId,
       turnId: origin.turnId,
       itemId: request.callId,
-      questions: request.questions,
+      questions: shownQuestions(request.questions),
       isBlocking: true,
     };
     return this.#ask(origin, { method: 'item/tool/requestUserInput', params }, signal, USER_INPUT_ANSWERS, { kind: 'question' });

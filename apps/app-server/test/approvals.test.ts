@@ -4,6 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { functionCall, text } from '@deputy/test-support';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './support/harness.js';
 import { startThread, startTurn, turnCompleted, turnMethods } from './support/turns.js';
@@ -122,5 +123,20 @@ describe('patch approvals', () => {
     expect(completed.params.turn).toMatchObject({ status: 'interrupted' });
     expect(existsSync(join(h.temp.cwd, 'never.txt'))).toBe(false);
     expect(itemOf('item/completed', 'fileChange')).toMatchObject({ status: 'declined' });
+  });
+});
+
+describe('what a client renders', () => {
+  it('gets the reason with CR, ANSI, bidi and zero-width characters escaped, and the command exact', async () => {
+    const cmd = `touch ${join(h.temp.cwd, 'shown.txt')} # \u202e\r\x1b[2Knpm test`;
+    h.model.enqueue({ output: [functionCall('exec_command', { cmd, justification: 'routine\r\x1b[2K\u200bfine' })] }, { output: [text('done')] });
+    const turnId = await startTurn(client, threadId, 'run it');
+    const request = await client.waitForServerRequest(EXEC);
+    const params = request.params as { reason: string; command: string };
+    expect(params.reason).toBe(String.raw`routine\x0d\x1b[2K\u{200b}fine`);
+    // The structured command is data: exact, for the client to render its own way.
+    expect(params.command).toContain(cmd);
+    await client.respond(request.id, { decision: 'decline' });
+    await turnCompleted(client, turnId);
   });
 });

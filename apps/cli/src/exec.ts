@@ -9,7 +9,7 @@
 import { statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { ApprovalPolicy, EngineEvent, SandboxMode, UserInput } from '@deputy/protocol';
+import { displayLines, displayText, type ApprovalPolicy, type EngineEvent, type SandboxMode, type UserInput } from '@deputy/protocol';
 import {
   ConfigError,
   EngineRuntime,
@@ -200,10 +200,10 @@ async function runExecChecked(target: ExecTarget, promptArg: string | undefined,
     process.off('SIGTERM', onSigint);
     off();
     const finalMessage = turn.status === 'completed' ? turn.lastAgentMessage : null;
-    if (!json && !options.engineJson && finalMessage) process.stdout.write(`${finalMessage}\n`);
+    if (!json && !options.engineJson && finalMessage) process.stdout.write(`${finalAnswerText(finalMessage, process.stdout.isTTY === true)}\n`);
     if (options.outputLastMessage !== undefined && turn.status === 'completed') writeLastMessage(options.outputLastMessage, finalMessage, log);
     if (!json) {
-      if (turn.status === 'failed') log(`deputy: turn failed: ${turn.error?.message ?? 'unknown error'}`);
+      if (turn.status === 'failed') log(`deputy: turn failed: ${displayText(turn.error?.message ?? 'unknown error')}`);
       if (turn.status === 'interrupted') log('deputy: turn interrupted');
       log(`deputy: resume with: deputy exec resume ${thread.id} "<prompt>"`);
     }
@@ -212,6 +212,16 @@ async function runExecChecked(target: ExecTarget, promptArg: string | undefined,
     await manager.close();
     await runtime.close();
   }
+}
+
+/**
+ * The final answer as printed: exactly the model's text when stdout is a pipe or a file (it is
+ * data for scripts, and `-o` writes it as is too); on a terminal, with controls and invisible
+ * characters escaped but line breaks and tabs kept (displayLines), because an ANSI sequence in it
+ * could otherwise clear the screen, rewrite the progress above it or set the clipboard (OSC 52).
+ */
+export function finalAnswerText(message: string, isTerminal: boolean): string {
+  return isTerminal ? displayLines(message) : message;
 }
 
 /** `--output-schema FILE`: the JSON Schema object the final answer must follow. */

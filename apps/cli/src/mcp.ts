@@ -12,6 +12,7 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import { loadConfig, McpOAuth, resolveHome, writeUserConfig, type ResolvedConfig } from '@deputy/engine';
+import { displayText } from '@deputy/protocol';
 
 /** Options of `deputy mcp` that every subcommand sees. */
 export interface McpGlobalOptions {
@@ -125,7 +126,8 @@ export async function runMcpLogin(globals: McpGlobalOptions, name: string, scope
     const server = oauthServer(config, name);
     const login = await oauthOf(config).login(server, { scopes });
     print(`Authorize Deputy to use MCP server '${name}': open this URL in your browser:`);
-    print(login.authorizationUrl);
+    // The URL comes from the server's metadata: shown neutralised, opened as it is.
+    print(displayText(login.authorizationUrl));
     print(`Waiting for the browser to return to ${login.redirectUrl} ...`);
     openBrowser(login.authorizationUrl);
     const onSignal = (): void => login.cancel('cancelled');
@@ -145,7 +147,7 @@ export async function runMcpLogout(globals: McpGlobalOptions, name: string): Pro
     if (!result.removed) throw new McpCliError(`No OAuth credentials stored for MCP server '${name}'.`);
     print(`Removed OAuth credentials for MCP server '${name}'.`);
     if (result.revoked) print('The tokens were revoked at the authorization server.');
-    else if (result.revocationNote !== null) print(`The tokens were not revoked: ${result.revocationNote}.`);
+    else if (result.revocationNote !== null) print(`The tokens were not revoked: ${displayText(result.revocationNote)}.`);
   });
 }
 

@@ -1,12 +1,16 @@
 /**
  * The CLI's ApprovalPort. With a terminal on stdin it asks there (on stderr): commands, patches,
  * MCP tool calls, and MCP servers' elicitations (a small form). Without one it denies approvals at
- * once (telling the user how to run without approvals) and declines elicitations.
+ * once (telling the user how to run without approvals) and declines elicitations. Every text in a
+ * question that the model, the workspace or an MCP server chose goes through the neutraliser of
+ * @deputy/protocol (displayText), so a carriage return, an ANSI sequence or a bidi override cannot
+ * redraw the question: what is shown is what runs.
  */
 import { createInterface, type Interface } from 'node:readline/promises';
+import { displayJson, displayLines, displayText } from '@deputy/protocol';
 import type { ApprovalRequest, McpElicitationRequest, McpElicitationResponse, McpToolCallApprovalRequest, ReviewDecision } from '@deputy/protocol';
-import type { ApprovalPort } from '@deputy/engine';
-import { mcpCallLabel } from './render.js';
+import { displayCommand, type ApprovalPort } from '@deputy/engine';
+import { changeLabel, mcpCallLabel } from './render.js';
 
 /** The message shown when a non-interactive run needs an approval. */
 export const NON_INTERACTIVE_HINT =
@@ -19,7 +23,7 @@ export function terminalApprovals(options: { interactive: boolean; log: (line: s
       options.log(`deputy: ${NON_INTERACTIVE_HINT}`);
       return 'denied';
     }
-    options.log(describe(request));
+    options.log(describeApproval(request));
     const rl = createInterface({ input: process.stdin, output: process.stderr });
     try {
       const answer = (await rl.question('Allow? [y]es / [s]ession / [r]emember / [n]o / [a]bort: ', { signal })).trim().toLowerCase();
@@ -50,7 +54,7 @@ export function terminalApprovals(options: { interactive: boolean; log: (line: s
   };
   const elicit = async (request: McpElicitationRequest, signal: AbortSignal): Promise<McpElicitationResponse> => {
     if (!options.interactive) {
-      options.log(`deputy: the ${request.server} MCP server asks for input but stdin is not a terminal: declined.`);
+      options.log(`deputy: the ${displayText(request.server)} MCP server asks for input but stdin is not a terminal: declined.`);
       return { action: 'decline', content: null };
     }
     const rl = createInterface({ input: process.stdin, output: process.stderr });
@@ -76,9 +80,9 @@ export function parseMcpAnswer(answer: string): ReviewDecision {
   return decision === 'approved_and_remember' ? 'denied' : decision;
 }
 
-function describeMcpCall(request: McpToolCallApprovalRequest): string {
-  const about = request.toolDescription ? `\n  ${request.toolDescription}` : '';
-  return `\n? ${request.message}\n  mcp: ${mcpCallLabel(request)}${about}`;
+export function describeMcpCall(request: McpToolCallApprovalRequest): string {
+  const about = request.toolDescription ? `\n  ${displayText(request.toolDescription)}` : '';
+  return `\n? ${displayText(request.message)}\n  mcp: ${mcpCallLabel(request, Infinity)}${about}`;
 }
 
 /** A form field of an elicitation schema (the MCP subset: flat primitives). */
@@ -97,9 +101,9 @@ interface Field {
  * URL mode shows the URL and asks whether the user went there ([y] accept, [n] decline).
  */
 export async function elicitOnTerminal(request: McpElicitationRequest, rl: Pick<Interface, 'question'>, log: (line: string) => void, signal: AbortSignal): Promise<McpElicitationResponse> {
-  log(`\n? The ${request.server} MCP server asks: ${request.message}`);
+  log(`\n? The ${displayText(request.server)} MCP server asks: ${indentBlock(displayLines(request.message))}`);
   if (request.mode === 'url') {
-    log(`  open: ${request.url ?? ''}`);
+    log(`  open: ${displayText(request.url ?? '')}`);
     const answer = (await rl.question('Done? [y]es / [n]o / [c]ancel: ', { signal })).trim().toLowerCase();
     if (answer === 'y' || answer === 'yes') return { action: 'accept', content: null };
     return answer === 'c' || answer === 'cancel' ? { action: 'cancel', content: null } : { action: 'decline', content: null };
@@ -111,11 +115,12 @@ export async function elicitOnTerminal(request: McpElicitationRequest, rl: Pick<
   for (const [name, field] of Object.entries(schema.properties ?? {})) {
     const choices = field.enum ?? field.oneOf?.map((o) => o.const);
     for (;;) {
-      const hint = [field.type ?? 'string', choices ? `one of ${choices.map((c) => JSON.stringify(c)).join(', ')}` : null, field.default !== undefined ? `default ${JSON.stringify(field.default)}` : null, required.has(name) ? 'required' : null]
+      const hint = [displayText(String(field.type ?? 'string')), choices ? `one of ${choices.map((c) => displayJson(c)).join(', ')}` : null, field.default !== undefined ? `default ${displayJson(field.default)}` : null, required.has(name) ? 'required' : null]
         .filter(Boolean)
         .join('; ');
-      const label = field.title ?? name;
-      const raw = (await rl.question(`  ${label}${field.description ? ` (${field.description})` : ''} [${hint}]: `, { signal })).trim();
+      const label = displayText(typeof field.title === 'string' ? field.title : name);
+      const about = typeof field.description === 'string' && field.description !== '' ? ` (${displayText(field.description)})` : '';
+      const raw = (await rl.question(`  ${label}${about} [${hint}]: `, { signal })).trim();
       if (raw === '!decline') return { action: 'decline', content: null };
       if (raw === '!cancel') return { action: 'cancel', content: null };
       if (raw === '') {
@@ -128,7 +133,7 @@ export async function elicitOnTerminal(request: McpElicitationRequest, rl: Pick<
       }
       const value = fieldValue(field, raw);
       if (value === undefined || (choices && !choices.includes(value))) {
-        log(`  not a valid ${field.type ?? 'value'}: ${raw}`);
+        log(`  not a valid ${displayText(String(field.type ?? 'value'))}: ${displayText(raw)}`);
         continue;
       }
       content[name] = value;
@@ -164,12 +169,22 @@ export function parseAnswer(answer: string): ReviewDecision {
   return 'denied';
 }
 
-function describe(request: ApprovalRequest): string {
+/**
+ * The question for a command or a patch: the argv as one shell-quoted line (so word boundaries
+ * show) with every hidden character escaped, the directory and the reason; or each file (with
+ * the target of a move) and its diff, the diff as a block whose line breaks are kept.
+ */
+export function describeApproval(request: ApprovalRequest): string {
   if (request.kind === 'exec') {
-    const why = request.reason ? `\n  reason: ${request.reason}` : '';
+    const why = request.reason ? `\n  reason: ${displayText(request.reason)}` : '';
     const retry = request.isSandboxRetry ? ' again WITHOUT the sandbox' : '';
-    return `\n? Run${retry}: ${request.command.join(' ')}\n  in ${request.cwd}${why}`;
+    return `\n? Run${retry}: ${displayText(displayCommand(request.command))}\n  in ${displayText(request.cwd)}${why}`;
   }
-  const files = request.changes.map((c) => `  ${c.kind.type} ${c.path}\n${c.diff}`).join('\n');
-  return `\n? Apply patch${request.reason ? ` (${request.reason})` : ''}:\n${files}`;
+  const files = request.changes.map((c) => `  ${changeLabel(c)}\n${displayLines(c.diff)}`).join('\n');
+  return `\n? Apply patch${request.reason ? ` (${displayText(request.reason)})` : ''}:\n${files}`;
+}
+
+/** A block of several lines, its later lines indented under the first. */
+function indentBlock(text: string): string {
+  return text.replace(/\n/g, '\n  ');
 }

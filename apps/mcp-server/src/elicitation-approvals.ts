@@ -4,18 +4,24 @@
  * requestedSchema, `threadId`, `codex_*` fields), and the mapping of whatever the client answers
  * to a ReviewDecision: `decision` first (every ReviewDecision form), else the standard `action`,
  * else denied. Sending the request and timing it out belong to the call (turn-call.ts), not to
- * this module.
+ * this module. Every human-readable text built or forwarded here (the `message`, and the titles
+ * and descriptions of a forwarded form) goes through the neutraliser of @deputy/protocol, so a
+ * host that renders it cannot be made to show a command other than the one that runs; the
+ * structured `codex_*` fields, the form's `enum` values and URLs stay exact data.
  */
 import type { ApprovalAnswer, ApprovalOrigin, ApprovalPort, ElicitationOrigin as EngineElicitationOrigin, ExplainedDenial } from '@deputy/engine';
 import { displayCommand } from '@deputy/engine/facts';
-import type {
-  ApprovalRequest,
-  McpElicitationRequest,
-  McpElicitationResponse,
-  McpToolCallApprovalRequest,
-  ReviewDecision,
-  UserInputRequest,
-  UserInputResponse,
+import {
+  displayFormSchema,
+  displayLines,
+  displayText,
+  type ApprovalRequest,
+  type McpElicitationRequest,
+  type McpElicitationResponse,
+  type McpToolCallApprovalRequest,
+  type ReviewDecision,
+  type UserInputRequest,
+  type UserInputResponse,
 } from '@deputy/protocol';
 import { codexChanges, parsedCommand } from './project-events.js';
 
@@ -128,8 +134,8 @@ export function userInputAnswers(request: UserInputRequest, response: McpElicita
 
 /** What the approval is about, for a sentence: the command, the MCP tool call or the patch. */
 export function approvalSubject(request: ToolApprovalRequest): string {
-  if (request.kind === 'exec') return `the command \`${displayCommand(request.command)}\``;
-  if (request.kind === 'mcpToolCall') return `the MCP tool call \`${request.server}.${request.tool}\``;
+  if (request.kind === 'exec') return `the command \`${displayText(displayCommand(request.command))}\``;
+  if (request.kind === 'mcpToolCall') return `the MCP tool call \`${displayText(request.server)}.${displayText(request.tool)}\``;
   return 'the proposed patch';
 }
 
@@ -200,13 +206,15 @@ export function elicitationParams(request: ToolApprovalRequest, origin: Elicitat
 }
 
 /**
- * The question shown to the user, with the command as the engine displays it (shell-quoted); a
- * reason, when there is one, goes on the line before.
+ * The question shown to the user, with the command as the engine displays it (shell-quoted), and
+ * every control, bidi, zero-width or format character in it escaped (displayText); a reason,
+ * when there is one, goes on the line before.
  */
 export function approvalMessage(request: ToolApprovalRequest): string {
-  if (request.kind === 'mcpToolCall') return request.message;
-  const question = request.kind === 'exec' ? `Allow Deputy to run \`${displayCommand(request.command)}\` in \`${request.cwd}\`?` : 'Allow Deputy to apply proposed code changes?';
-  return request.reason ? `${request.reason}\n${question}` : question;
+  if (request.kind === 'mcpToolCall') return displayText(request.message);
+  const question =
+    request.kind === 'exec' ? `Allow Deputy to run \`${displayText(displayCommand(request.command))}\` in \`${displayText(request.cwd)}\`?` : 'Allow Deputy to apply proposed code changes?';
+  return request.reason ? `${displayText(request.reason)}\n${question}` : question;
 }
 
 const DECISIONS: ReadonlySet<string> = new Set(['approved', 'approved_for_session', 'approved_and_remember', 'denied', 'abort', 'timed_out']);
@@ -260,8 +268,9 @@ export function mcpElicitationParams(request: McpElicitationRequest, origin: Eli
     codex_mcp_tool_call_id: origin.toolCallId,
     codex_event_id: origin.eventId,
   };
-  if (request.mode === 'url') return { mode: 'url', message: request.message, url: request.url ?? '', elicitationId: request.elicitationId ?? '', ...common };
-  return { message: request.message, requestedSchema: request.requestedSchema ?? { type: 'object', properties: {} }, ...common };
+  const message = displayLines(request.message);
+  if (request.mode === 'url') return { mode: 'url', message, url: request.url ?? '', elicitationId: request.elicitationId ?? '', ...common };
+  return { message, requestedSchema: displayFormSchema(request.requestedSchema ?? { type: 'object', properties: {} }), ...common };
 }
 
 /**

@@ -148,3 +148,43 @@ describe('questions to the user (request_user_input)', () => {
     off();
   });
 });
+
+describe('neutralised display texts', () => {
+  const hostile = 'a\r\x1b[2K\u202e\u200bb';
+  const shown = String.raw`a\x0d\x1b[2K\u{202e}\u{200b}b`;
+  const origin = { threadId: 't', toolCallId: '1', eventId: '1' };
+
+  it('escapes an MCP server’s message and form titles, descriptions and enumNames, and keeps enum values, names and defaults exact', () => {
+    const params = mcpElicitationParams(
+      {
+        kind: 'mcpElicitation',
+        server: 's',
+        message: `line\n${hostile}`,
+        mode: 'form',
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            [hostile]: { type: 'string', title: hostile, description: hostile, enum: [hostile], enumNames: [hostile], default: hostile },
+            pick: { type: 'string', oneOf: [{ const: hostile, title: hostile }] },
+          },
+        },
+        url: null,
+        elicitationId: null,
+      },
+      origin,
+    );
+    expect(params.message).toBe(`line\n${shown}`);
+    expect(params.requestedSchema).toEqual({
+      type: 'object',
+      properties: {
+        [hostile]: { type: 'string', title: shown, description: shown, enum: [hostile], enumNames: [shown], default: hostile },
+        pick: { type: 'string', oneOf: [{ const: hostile, title: shown }] },
+      },
+    });
+  });
+
+  it('escapes an MCP tool call’s message', () => {
+    const message = approvalMessage({ kind: 'mcpToolCall', callId: 'c', server: 's', tool: hostile, arguments: {}, message: `run "${hostile}"?`, toolTitle: null, toolDescription: null, canRemember: false });
+    expect(message).toBe(`run "${shown}"?`);
+  });
+});

@@ -3,3 +3,4 @@ export * from './policies.js';
 export * from './items.js';
 export * from './events.js';
 export * from './client-tools.js';
+export * from './display-text.js';
