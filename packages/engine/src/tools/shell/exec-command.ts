@@ -116,6 +116,8 @@ async function execCommand(args: ExecCommandArgs, ctx: ToolContext, services: Sh
       env,
       tty: args.tty ?? false,
       sandbox: policy,
+      // What the thread allowed: a narrowing of the thread's sandbox ends terminals it no longer covers.
+      grant: { policy: ctx.sandbox, cwd: ctx.cwd },
       signal: ctx.signal,
       yieldTimeMs: args.yield_time_ms ?? DEFAULT_YIELD_TIME_MS,
       maxOutputTokens: args.max_output_tokens,
