@@ -56,13 +56,13 @@ describe('a terminal started under a wider sandbox, after the sandbox is narrowe
     const marker = join(h.outside, `narrowed-${h.nextId()}`);
 
     thread.settings = { ...thread.settings, sandboxPolicy: READ_ONLY };
-    await expectGone(sleeper);
     const result = await h.runTurn(thread, [stdinCall(id, `echo pwned > ${marker}\n`)], [], 'approved');
 
     await delay(300);
     expect(existsSync(marker)).toBe(false);
     expect(result.asked).toEqual([]);
     expect(result.toldModel[0]).toMatch(/^write_stdin rejected: this terminal was started under a sandbox \(danger-full-access\) that the current one \(read-only\) does not cover/);
+    await expectGone(sleeper);
   });
 
   it('is ended when a turn overrides the sandbox, before the turn can write to it', async () => {
@@ -72,10 +72,11 @@ describe('a terminal started under a wider sandbox, after the sandbox is narrowe
 
     const result = await h.runTurn(thread, [stdinCall(id, `echo pwned > ${marker}\n`)], [], 'approved', { sandboxPolicy: WORKSPACE_WRITE });
 
-    await expectGone(sleeper);
+    await delay(300);
     expect(existsSync(marker)).toBe(false);
     expect(result.asked).toEqual([]);
     expect(result.toldModel[0]).toMatch(/^write_stdin rejected: this terminal was started under a sandbox \(danger-full-access\) that the current one \(workspace-write\) does not cover/);
+    await expectGone(sleeper);
   });
 
   it('keeps a terminal the new sandbox still covers (widening, or the same sandbox)', async () => {
