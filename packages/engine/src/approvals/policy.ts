@@ -24,8 +24,6 @@
  * |10 | on-request with `require_escalated`                     | ask; approved → run unsandboxed    |
  * |11 | on-request                                              | run sandboxed                      |
  *
- * Every "ask" becomes "run" when the same command was approved for the session.
- *
  * Row 5 and git: git runs programs that the configuration of the repository it finds names
  * (`core.fsmonitor`, hooks, filter and textconv drivers, gpg), and the repository is chosen by
  * the working directory, which workspace content decides (a plain-file git dir with a
@@ -33,6 +31,10 @@
  * named by `.gitattributes`), so a safe git that runs without asking runs in a read-only
  * sandbox with the network off, where such a program can change nothing; where there is no
  * sandbox (danger-full-access) it is asked about like any other command.
+ *
+ * Every "ask" becomes "run" when the same command was approved for the session; the caller
+ * passes, for an escalation (an ask whose approval runs it outside the sandbox), only approvals
+ * of unsandboxed runs (`SessionApprovals.isCommandApproved(argv, { isUnsandboxed: true })`).
  */
 import type { ApprovalPolicy, SandboxPolicy } from '@deputy/protocol';
 import { commandMightBeDangerous, isKnownSafeCommand } from './safe-commands.js';
@@ -121,17 +123,23 @@ export function decideExec(input: ExecDecisionInput): ExecDecision {
 /** What to do after the sandbox denied a command. */
 export type SandboxFailureDecision = 'ask-unsandboxed' | 'retry-unsandboxed' | 'report';
 
+/** The reason of the question before a rerun without the sandbox (the reference's wording). */
+export const SANDBOX_RETRY_REASON = 'command failed; retry without sandbox?';
+
 /**
- * After a sandboxed command was blocked: `untrusted` and `on-failure` offer to rerun it without
- * the sandbox (`retry-unsandboxed` without asking again when the user already approved this
- * command); `on-request` and `never` report the failure to the model, which may escalate itself
- * (reference: `wants_no_sandbox_approval` / `should_bypass_approval` in `tools/sandboxing.rs`).
+ * After a sandboxed command was blocked: `untrusted` and `on-failure` ask whether to rerun it
+ * without the sandbox, a question of its own whose reason says so ({@link SANDBOX_RETRY_REASON});
+ * an approval of the sandboxed run, in this call or for the session, never answers it. Only a
+ * session approval of running this command *without* the sandbox (`isUnsandboxedApproved`, an
+ * earlier "for this session" answer to this very question or to an escalation) reruns it without
+ * asking. `on-request` and `never` report the failure to the model, which may escalate itself under
+ * on-request (reference: `wants_no_sandbox_approval` in `tools/sandboxing.rs`, which asks again).
  */
-export function decideAfterSandboxFailure(input: { approvalPolicy: ApprovalPolicy; wasApproved?: boolean }): SandboxFailureDecision {
+export function decideAfterSandboxFailure(input: { approvalPolicy: ApprovalPolicy; isUnsandboxedApproved?: boolean }): SandboxFailureDecision {
   switch (input.approvalPolicy) {
     case 'untrusted':
     case 'on-failure':
-      return input.wasApproved === true ? 'retry-unsandboxed' : 'ask-unsandboxed';
+      return input.isUnsandboxedApproved === true ? 'retry-unsandboxed' : 'ask-unsandboxed';
     case 'on-request':
     case 'never':
       return 'report';

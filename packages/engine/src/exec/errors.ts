@@ -1,7 +1,8 @@
 /**
- * Errors raised by the exec library: an unknown session id, a sandbox that cannot run, and a
- * command that could not be spawned. Each carries a stable string `code`; none of them is a wire
- * error, and the shell tools turn them into tool output for the model.
+ * Errors raised by the exec library: an unknown session id, a session ended by a narrowed
+ * sandbox, a sandbox that cannot run, and a command that could not be spawned. Each carries a
+ * stable string `code`; none of them is a wire error, and the shell tools turn them into tool
+ * output for the model.
  */
 import { EngineError } from '../errors.js';
 
@@ -51,5 +52,20 @@ export class ExecSpawnError extends ExecError {
     super('spawn_failed', message, options);
     this.errno = options?.errno === undefined ? null : Math.abs(options.errno);
     this.reason = options?.reason ?? message;
+  }
+}
+
+/**
+ * `write()` named a session that was ended because the thread's sandbox no longer covers the one
+ * it was started under (see `ExecSessionManager.endUncovered`); `reason` says so, for the model.
+ */
+export class EndedSessionError extends ExecError {
+  constructor(
+    /** The id that was asked for. */
+    readonly sessionId: number,
+    /** Why it was ended, without the tool's prefix. */
+    readonly reason: string,
+  ) {
+    super('ended_session', reason);
   }
 }

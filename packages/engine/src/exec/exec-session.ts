@@ -5,12 +5,19 @@
  * `ExecChild`), and waits until it exits or the yield time passes; a command still running gets
  * a session id and keeps collecting output for the next `write`. The manager caps live sessions
  * and kills process groups on abort, timeout, pruning, `cleanBackground` and `killAll`.
+ *
+ * A live process keeps the sandbox it was started under. Each session therefore remembers two
+ * scopes: the sandbox it really runs under (`launchOf`, which write_stdin compares with the
+ * current turn's) and the thread's sandbox that let it start (`grant`). When the thread's sandbox
+ * changes, `endUncovered` kills every held session whose grant the new sandbox does not cover
+ * (sandbox-cover.ts), and a later `write` to it is refused with the reason.
  */
 import type { SandboxPolicy } from '@deputy/protocol';
 import type { OutputStream } from './child.js';
-import { UnknownSessionError } from './errors.js';
+import { EndedSessionError, UnknownSessionError } from './errors.js';
 import { ExecProcess } from './exec-process.js';
 import { APPROX_BYTES_PER_TOKEN, resolveMaxOutputTokens, truncateForModel } from './format.js';
+import { describeSandbox, sandboxCovers, type SandboxScope } from './sandbox-cover.js';
 
 /** Shortest wait of `start` and of a `write` that sends input. */
 export const MIN_YIELD_TIME_MS = 250;
@@ -54,6 +61,22 @@ export interface ExecStartRequest {
   timeoutMs?: number;
   /** Files inside the hidden paths the command may read (the thread's shell snapshot). */
   readablePaths?: readonly string[];
+  /**
+   * The thread's sandbox (and turn cwd) that allowed the command to start; default: `sandbox` in
+   * `sandboxCwd`. An approved run without the sandbox passes the turn's own sandbox here.
+   */
+  grant?: SandboxScope;
+}
+
+/** How a held session was started: the sandbox it runs under, and on what terminal. */
+export interface SessionLaunch {
+  /** The sandbox the process really runs under, and the base of its writable roots. */
+  sandbox: SandboxScope;
+  /** The thread's sandbox that allowed it to start (see `ExecStartRequest.grant`). */
+  grant: SandboxScope;
+  /** The command's own working directory. */
+  cwd: string;
+  tty: boolean;
 }
 
 /** The state of a command after a `start` or `write`. */
@@ -109,6 +132,9 @@ export class ExecSessionManager {
    * `killAll` waits for them and kills what they started.
    */
   private readonly spawning = new Set<Promise<ExecProcess>>();
+  private readonly launches = new WeakMap<ExecProcess, SessionLaunch>();
+  /** Why sessions ended by `endUncovered` were ended, by id (the most recent ones). */
+  private readonly ended = new Map<number, string>();
   private nextSessionId = 1000;
 
   constructor(private readonly options: ExecSessionManagerOptions = {}) {}
@@ -159,6 +185,8 @@ export class ExecSessionManager {
     } finally {
       if (spawn !== undefined) this.spawning.delete(spawn);
     }
+    const sandbox = { policy: request.sandbox, cwd: request.sandboxCwd ?? request.cwd };
+    this.launches.set(proc, { sandbox, grant: request.grant ?? sandbox, cwd: request.cwd, tty: request.tty });
     const yieldMs = clamp(request.yieldTimeMs, MIN_YIELD_TIME_MS, MAX_YIELD_TIME_MS);
     this.starting.add(proc);
     try {
@@ -176,7 +204,8 @@ export class ExecSessionManager {
    * Sends `chars` to a running session's stdin (empty: just poll) and waits like `start`: until
    * the command exits or the yield time passes. An empty poll waits at least 5 s (unless the
    * command exits first), as in the reference. Aborting `signal` only ends the wait early.
-   * Throws UnknownSessionError for an id that is not held.
+   * Throws UnknownSessionError for an id that is not held, and EndedSessionError for one that
+   * `endUncovered` ended.
    */
   async write(
     sessionId: number,
@@ -187,6 +216,8 @@ export class ExecSessionManager {
   ): Promise<ExecSnapshot> {
     const startedAt = performance.now();
     const proc = this.sessions.get(sessionId);
+    const ended = this.ended.get(sessionId);
+    if (proc === undefined && ended !== undefined) throw new EndedSessionError(sessionId, ended);
     if (proc === undefined) throw new UnknownSessionError(sessionId);
     proc.write(chars);
     const yieldMs =
@@ -234,6 +265,38 @@ export class ExecSessionManager {
     await Promise.all(held.map((proc) => proc.terminate('killed')));
     for (const proc of held) proc.dispose();
     return running;
+  }
+
+  /** How a held session was started, or undefined when the id is not held. */
+  launchOf(sessionId: number): SessionLaunch | undefined {
+    const proc = this.sessions.get(sessionId);
+    return proc === undefined ? undefined : this.launches.get(proc);
+  }
+
+  /**
+   * Kills every held session whose grant `current` does not cover (the thread's sandbox was
+   * narrowed, or its writable roots moved) and forgets it; `write` to its id is then refused with
+   * the reason. Sessions still inside `start` are left alone: they belong to a running turn,
+   * which keeps its own sandbox, and are checked the next time the sandbox is set. Resolves, once
+   * their process groups are gone, with the ids that were ended.
+   */
+  async endUncovered(current: SandboxScope): Promise<number[]> {
+    const victims = [...this.sessions.entries()].filter(([, proc]) => {
+      const launch = this.launches.get(proc);
+      return launch !== undefined && !sandboxCovers(current, launch.grant);
+    });
+    for (const [id, proc] of victims) {
+      this.sessions.delete(id);
+      const started = describeSandbox((this.launches.get(proc) as SessionLaunch).grant.policy);
+      this.ended.set(
+        id,
+        `this terminal was started under a sandbox (${started}) that the current one (${describeSandbox(current.policy)}) does not cover, and was ended when the sandbox changed; start a new terminal`,
+      );
+    }
+    // Keep the reasons of the most recent ones only.
+    for (const id of this.ended.keys()) if (this.ended.size > (this.options.maxSessions ?? MAX_EXEC_SESSIONS)) this.ended.delete(id);
+    await Promise.all(victims.map(([, proc]) => proc.terminate('killed').finally(() => proc.dispose())));
+    return victims.map(([id]) => id);
   }
 
   private store(proc: ExecProcess): number {

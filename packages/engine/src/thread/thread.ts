@@ -74,12 +74,31 @@ export class Thread {
     requestApproval: (turnId, request, signal) => this.#requestApproval(turnId, request, signal),
   };
 
+  #settings: ThreadSettings;
+
   constructor(
     readonly meta: ThreadMeta,
-    public settings: ThreadSettings,
+    settings: ThreadSettings,
     readonly deps: ThreadDeps,
   ) {
+    this.#settings = settings;
     this.updatedAtMs = meta.createdAtMs;
+  }
+
+  /** The settings the thread's next turn runs with (a running turn keeps its own copy). */
+  get settings(): ThreadSettings {
+    return this.#settings;
+  }
+
+  /**
+   * Replaces the thread's settings (thread/settings/update, a resume's overrides, a turn's
+   * overrides as the turn starts). Every background terminal that the new sandbox does not cover
+   * is ended at once (`ExecSessionManager.endUncovered`): a narrowing reaches running processes,
+   * not only later commands.
+   */
+  set settings(next: ThreadSettings) {
+    this.#settings = next;
+    void this.deps.execSessions?.endUncovered({ policy: next.sandboxPolicy, cwd: next.cwd }).catch(() => undefined);
   }
 
   get id(): string {

@@ -139,8 +139,8 @@ describe('decideAfterSandboxFailure', () => {
     ['on-request', true, 'report'],
     ['never', false, 'report'],
     ['never', true, 'report'],
-  ] as const)('under %s (already approved: %s) answers %s', (approvalPolicy, wasApproved, expected) => {
-    expect(decideAfterSandboxFailure({ approvalPolicy, wasApproved })).toBe(expected);
+  ] as const)('under %s (unsandboxed runs approved for the session: %s) answers %s', (approvalPolicy, isUnsandboxedApproved, expected) => {
+    expect(decideAfterSandboxFailure({ approvalPolicy, isUnsandboxedApproved })).toBe(expected);
   });
 });
 

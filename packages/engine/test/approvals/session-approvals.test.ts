@@ -56,3 +56,19 @@ describe('session prefixes and shell expansion', () => {
     expect(approvals.isCommandApproved(['bash', '-lc', 'npm test && cat *.txt'])).toBe(true);
   });
 });
+
+describe('SessionApprovals and runs without the sandbox', () => {
+  it('never lets an approval of a sandboxed run cover a run without the sandbox', () => {
+    const s = new SessionApprovals();
+    s.approveCommand(['touch', '/x'], { prefixRule: ['touch'] });
+    expect(s.isCommandApproved(['touch', '/x'])).toBe(true);
+    expect(s.isCommandApproved(['touch', '/x'], { isUnsandboxed: true })).toBe(false);
+    expect(s.isCommandApproved(['touch', '/y'], { isUnsandboxed: true })).toBe(false);
+    s.approveCommand(['touch', '/x'], { prefixRule: ['touch'], isUnsandboxed: true });
+    expect(s.isCommandApproved(['touch', '/x'], { isUnsandboxed: true })).toBe(true);
+    expect(s.isCommandApproved(['touch', '/y'], { isUnsandboxed: true })).toBe(true);
+    // A later sandboxed approval does not take the unsandboxed one back.
+    s.approveCommand(['touch', '/x']);
+    expect(s.isCommandApproved(['touch', '/x'], { isUnsandboxed: true })).toBe(true);
+  });
+});

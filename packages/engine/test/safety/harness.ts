@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { ApprovalPolicy, EngineEvent, ReviewDecision, SandboxPolicy, ThreadItem, TurnInfo } from '@deputy/protocol';
 import { customToolCall, functionCall, functionOutputs, text, type RecordedRequest, type Step } from '@deputy/test-support';
 import { checkSandboxAvailable } from '../../src/exec/sandbox-probe.js';
+import type { TurnOverrides } from '../../src/thread/settings.js';
 import type { Thread } from '../../src/thread/thread.js';
 import { collect, startTestEngine, type TestEngine, type TestEngineOptions } from '../helpers/engine.js';
 
@@ -117,9 +118,15 @@ export class SafetyHarness {
 
   /**
    * Runs one turn of `thread`: the model makes `steps` (one per request), then says "done".
-   * The approval port answers from `answers` in order, then `fallback`.
+   * The approval port answers from `answers` in order, then `fallback`; `overrides` are the turn's.
    */
-  async runTurn(thread: Thread, steps: Step[], answers: ReviewDecision[] = [], fallback: ReviewDecision = 'denied'): Promise<CaseResult> {
+  async runTurn(
+    thread: Thread,
+    steps: Step[],
+    answers: ReviewDecision[] = [],
+    fallback: ReviewDecision = 'denied',
+    overrides: TurnOverrides = {},
+  ): Promise<CaseResult> {
     const approvals = this.engine.approvals;
     approvals.requests.length = 0;
     approvals.answers.splice(0, approvals.answers.length, ...answers);
@@ -127,7 +134,7 @@ export class SafetyHarness {
     this.#scripts.set(thread.id, [...steps]);
     const before = this.threadRequests(thread).length;
     const events = collect(thread);
-    const turn = await thread.startTurn([{ type: 'text', text: 'go' }]).done;
+    const turn = await thread.startTurn([{ type: 'text', text: 'go' }], overrides).done;
     const requests = this.threadRequests(thread).slice(before);
     const callIds = events.flatMap((e) => (e.type === 'model.item' && isToolCall(e.item) ? [String(e.item.call_id)] : []));
     const last = requests.at(-1);

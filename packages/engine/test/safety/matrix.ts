@@ -20,16 +20,18 @@ export type ScenarioName = 'safe command' | 'unsafe command' | 'sandbox denial' 
  * What a policy does with a call: `runs` (no question, succeeds), `fails in sandbox` (no
  * question, the sandbox blocks it and the model reads the error), `refused` (never runs, the
  * model reads why), `asks` (asks before running), `asks to retry` (runs in the sandbox, is
- * blocked, then asks to run it again without the sandbox).
+ * blocked, then asks to run it again without the sandbox), `asks twice` (asks before running;
+ * once approved it runs in the sandbox, is blocked, and the rerun without the sandbox is a second
+ * question, which the harness declines).
  */
-export type Expectation = 'runs' | 'fails in sandbox' | 'refused' | 'asks' | 'asks to retry';
+export type Expectation = 'runs' | 'fails in sandbox' | 'refused' | 'asks' | 'asks to retry' | 'asks twice';
 
 /** The decision table under test (workspace-write, /tmp not writable). */
 export const MATRIX: Record<ApprovalPolicy, Record<ScenarioName, Expectation>> = {
   untrusted: {
     'safe command': 'runs',
     'unsafe command': 'asks',
-    'sandbox denial': 'asks',
+    'sandbox denial': 'asks twice',
     'escalation request': 'refused',
     'patch inside': 'asks',
     'patch outside': 'asks',
@@ -84,13 +86,15 @@ export function cellTitle(policy: ApprovalPolicy, scenario: ScenarioName): strin
       return `asks about ${label} and honours the answer %s`;
     case 'asks to retry':
       return `asks to rerun ${label} without the sandbox after the denial and honours the answer %s`;
+    case 'asks twice':
+      return `asks about ${label}, honours the answer %s, and asks again before a rerun without the sandbox`;
   }
 }
 
 /** True when the cell asks for an approval (and so runs once per answer). */
 export function isAskingCell(policy: ApprovalPolicy, scenario: ScenarioName): boolean {
   const expectation = MATRIX[policy][scenario];
-  return expectation === 'asks' || expectation === 'asks to retry';
+  return expectation === 'asks' || expectation === 'asks to retry' || expectation === 'asks twice';
 }
 
 export const POLICIES = Object.keys(MATRIX) as ApprovalPolicy[];
@@ -216,10 +220,20 @@ export async function checkCell(h: SafetyHarness, policy: ApprovalPolicy, scenar
   }
 
   if (answer === null) throw new Error('an asking cell needs an answer');
-  expect(result.asked).toHaveLength(1);
+  // An approved run that the sandbox blocks is asked about again; the harness declines the rerun.
+  const isRetryDeclined = expectation === 'asks twice' && APPROVING.includes(answer);
+  expect(result.asked).toHaveLength(isRetryDeclined ? 2 : 1);
   expect(result.asked[0]?.kind).toBe(built.kind);
   built.checkRequest(result.asked[0]?.request ?? {}, policy);
   const resolved = result.events.filter((e) => e.type === 'approval.resolved');
+  if (isRetryDeclined) {
+    expect(result.asked[1]?.request).toMatchObject({ kind: 'exec', isSandboxRetry: true, reason: 'command failed; retry without sandbox?' });
+    expect(resolved.map((e) => e.type === 'approval.resolved' && e.decision)).toEqual([answer, 'denied']);
+    expect(built.tookEffect(result)).toBe(false);
+    expect(itemStatus(result.events, built.kind)).toBe('declined');
+    expect(told).toBe('rejected by user');
+    return;
+  }
   expect(resolved.map((e) => e.type === 'approval.resolved' && e.decision)).toEqual([answer]);
   expect(result.events.filter((e) => e.type === 'approval.requested')).toHaveLength(1);
 

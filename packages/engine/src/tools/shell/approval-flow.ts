@@ -42,7 +42,7 @@ export async function askApproval(
   ctx: ToolContext,
   services: ShellServices,
   request: ApprovalRequest,
-  remember: { argv?: string[]; prefixRule?: string[] | null; paths?: string[] },
+  remember: { argv?: string[]; prefixRule?: string[] | null; paths?: string[]; isUnsandboxed?: boolean },
 ): Promise<ApprovalOutcome> {
   const answer = await ctx.requestApproval(request);
   if (typeof answer === 'object') return { declined: answer.note };
@@ -51,12 +51,14 @@ export async function askApproval(
     case 'approved':
       return 'proceed';
     case 'approved_for_session':
-      if (remember.argv) services.sessionApprovals.approveCommand(remember.argv, { prefixRule: remember.prefixRule ?? undefined });
+      // Approving a sandboxed run for the session does not approve running it without the sandbox.
+      if (remember.argv) services.sessionApprovals.approveCommand(remember.argv, { prefixRule: remember.prefixRule ?? undefined, isUnsandboxed: remember.isUnsandboxed });
       if (remember.paths) services.sessionApprovals.approvePaths(remember.paths);
       return 'proceed';
     case 'approved_and_remember':
       if (remember.argv) await services.rules.remember(remember.prefixRule ?? remember.argv);
-      if (remember.argv) services.sessionApprovals.approveCommand(remember.argv, { prefixRule: remember.prefixRule ?? undefined });
+      // The session memory keeps what this question was about; the stored rule speaks for later calls.
+      if (remember.argv) services.sessionApprovals.approveCommand(remember.argv, { prefixRule: remember.prefixRule ?? undefined, isUnsandboxed: remember.isUnsandboxed });
       if (remember.paths) services.sessionApprovals.approvePaths(remember.paths);
       return 'proceed';
     case 'abort':

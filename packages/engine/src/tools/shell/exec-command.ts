@@ -8,7 +8,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { SandboxPolicy, ThreadItem } from '@deputy/protocol';
-import { decideAfterSandboxFailure, decideExec } from '../../approvals/policy.js';
+import { decideAfterSandboxFailure, decideExec, SANDBOX_RETRY_REASON } from '../../approvals/policy.js';
 import { proposePrefixRule } from '../../approvals/rules.js';
 import type { ExecSnapshot } from '../../exec/exec-session.js';
 import { formatExecOutput, truncateForModel } from '../../exec/format.js';
@@ -68,7 +68,9 @@ async function execCommand(args: ExecCommandArgs, ctx: ToolContext, services: Sh
   if (heredoc) return runPatch(heredoc.patch, ctx, services, resolve(cwd, heredoc.workdir ?? '.'));
   const argv = shellArgv(args.cmd, { shell: args.shell, login: args.login });
   const prefixRule = proposePrefixRule(argv, args.prefix_rule && args.prefix_rule.length > 0 ? args.prefix_rule : null);
-  const isApprovedForSession = services.sessionApprovals.isCommandApproved(argv);
+  const escalated = args.sandbox_permissions === 'require_escalated' && ctx.sandbox.type !== 'danger-full-access';
+  // An escalation is covered only by an earlier approval of running this command unsandboxed.
+  const isApprovedForSession = services.sessionApprovals.isCommandApproved(argv, { isUnsandboxed: escalated });
   const decision = decideExec({
     argv,
     approvalPolicy: ctx.approvalPolicy,
@@ -94,7 +96,8 @@ async function execCommand(args: ExecCommandArgs, ctx: ToolContext, services: Sh
   let sandboxed = decision.kind === 'run' ? decision.sandboxed : decision.sandboxedAfterApproval;
   if (decision.kind === 'ask') {
     const request = { kind: 'exec' as const, callId: ctx.callId, command: argv, cwd, reason: args.justification ?? decision.reason, proposedPrefixRule: prefixRule, isSandboxRetry: false };
-    const outcome = await askApproval(ctx, services, request, { argv, prefixRule });
+    const isUnsandboxed = ctx.sandbox.type !== 'danger-full-access' && !decision.sandboxedAfterApproval;
+    const outcome = await askApproval(ctx, services, request, { argv, prefixRule, isUnsandboxed });
     if (outcome !== 'proceed') return declined(ctx, base, outcome, true);
   }
   ctx.emit({ type: 'item.started', item: base, atMs: Date.now() });
@@ -113,6 +116,8 @@ async function execCommand(args: ExecCommandArgs, ctx: ToolContext, services: Sh
       env,
       tty: args.tty ?? false,
       sandbox: policy,
+      // What the thread allowed: a narrowing of the thread's sandbox ends terminals it no longer covers.
+      grant: { policy: ctx.sandbox, cwd: ctx.cwd },
       signal: ctx.signal,
       yieldTimeMs: args.yield_time_ms ?? DEFAULT_YIELD_TIME_MS,
       maxOutputTokens: args.max_output_tokens,
@@ -128,12 +133,16 @@ async function execCommand(args: ExecCommandArgs, ctx: ToolContext, services: Sh
     snapshot = await run(sandboxed ? ((decision.kind === 'run' ? decision.sandbox : undefined) ?? ctx.sandbox) : { type: 'danger-full-access' });
     const afterFailure =
       sandboxed && ctx.sandbox.type !== 'danger-full-access' && snapshot.sessionId === null && looksLikeSandboxDenial(snapshot)
-        ? // A command approved for the session is not asked about again, not even for the retry.
-          decideAfterSandboxFailure({ approvalPolicy: ctx.approvalPolicy, wasApproved: decision.kind === 'ask' || isApprovedForSession })
+        ? // Running without the sandbox is its own question; only an unsandboxed session approval skips it.
+          decideAfterSandboxFailure({
+            approvalPolicy: ctx.approvalPolicy,
+            isUnsandboxedApproved: services.sessionApprovals.isCommandApproved(argv, { isUnsandboxed: true }),
+          })
         : 'report';
     if (afterFailure !== 'report') {
-      const request = { kind: 'exec' as const, callId: ctx.callId, command: argv, cwd, reason: 'command failed; retry without sandbox?', proposedPrefixRule: prefixRule, isSandboxRetry: true };
-      const outcome = afterFailure === 'retry-unsandboxed' ? 'proceed' : await askApproval(ctx, services, request, { argv, prefixRule });
+      const request = { kind: 'exec' as const, callId: ctx.callId, command: argv, cwd, reason: SANDBOX_RETRY_REASON, proposedPrefixRule: prefixRule, isSandboxRetry: true };
+      const outcome =
+        afterFailure === 'retry-unsandboxed' ? 'proceed' : await askApproval(ctx, services, request, { argv, prefixRule, isUnsandboxed: true });
       // A refused retry reads as a refusal, as in the reference, not as the sandbox's error.
       if (outcome !== 'proceed') return declined(ctx, { ...base, aggregatedOutput: truncateForModel(aggregated), durationMs: Date.now() - started }, outcome, false);
       sandboxed = false;
